@@ -1,0 +1,1 @@
+"""The bpe-kit autograder: grades one `bpe` package without ever trusting it."""
