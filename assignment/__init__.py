@@ -1,0 +1,1 @@
+"""The assignment: the handout (Markdown files here) and the labs (`python -m assignment.labs`)."""

@@ -1,0 +1,216 @@
+"""Write the handout's generated tables: `python -m assignment.build`.
+
+Two tables are never edited by hand, so the handout cannot promise what the grader does not do:
+- the points table in assignment/README.md, from grader/rubric.toml (hidden tests, i.e. those
+  marked hidden or living in test_hidden_*.py files, are counted, never named: "hidden tests:
+  N points" per part);
+- the speed and memory limits in assignment/part4_efficiency.md, from grader/calibration.py and
+  the memory gate of tests/graded/test_efficiency.py.
+Each sits between two markers. `--check` only compares (exit 1 if a committed table is out of
+date); the kit's tests run the same comparison.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RUBRIC = ROOT / "grader" / "rubric.toml"
+HANDOUT = ROOT / "assignment" / "README.md"
+BEGIN = "<!-- rubric:begin -->"
+END = "<!-- rubric:end -->"
+EFFICIENCY = ROOT / "assignment" / "part4_efficiency.md"
+BUDGETS_BEGIN = "<!-- budgets:begin -->"
+BUDGETS_END = "<!-- budgets:end -->"
+SPEED_TESTS = ROOT / "tests" / "graded" / "test_efficiency.py"
+
+PARTS = {
+    1: "Part 1: character-level BPE",
+    2: "Part 2: byte-level training",
+    3: "Part 3: the tokenizer",
+    "efficiency": "Part 4: efficiency",
+}
+SHOWN_LATER = {
+    "after_due_date": "result shown after the due date",
+    "after_published": "result shown when grades are published",
+}
+VISIBILITIES = {"visible", "hidden", *SHOWN_LATER}
+
+
+class RubricError(ValueError):
+    """The rubric cannot be turned into a table; the message names the file and the entry."""
+
+
+def load_rubric(path: Path = RUBRIC) -> list[dict]:
+    """The [[test]] entries of the rubric, checked for the fields the table needs."""
+    try:
+        tests = tomllib.loads(path.read_text(encoding="utf-8")).get("test", [])
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise RubricError(f"{path}: {error}") from None
+    for i, test in enumerate(tests, start=1):
+        where = f"{path}: [[test]] number {i} ({test.get('id', 'no id')})"
+        for key in ("number", "name", "part", "points"):
+            if key not in test:
+                raise RubricError(f"{where}: missing {key!r}")
+        if test["part"] not in PARTS:
+            raise RubricError(f"{where}: part must be one of {list(PARTS)}, not {test['part']!r}")
+        if test.get("visibility", "visible") not in VISIBILITIES:
+            raise RubricError(f"{where}: unknown visibility {test['visibility']!r}")
+        points = test["points"]
+        if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
+            raise RubricError(f"{where}: points must be a number >= 0, not {points!r}")
+    return tests
+
+
+def _points(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _number_key(number: str) -> tuple:
+    return tuple(int(p) if p.isdigit() else p for p in str(number).split("."))
+
+
+def is_hidden(test: dict) -> bool:
+    """Hidden from students: marked so, or living in a tests/graded/test_hidden_*.py file."""
+    return (test.get("visibility", "visible") == "hidden"
+            or test.get("id", "").split("/")[-1].startswith("test_hidden_"))
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|")
+
+
+def render_table(tests: list[dict]) -> str:
+    """The Markdown table: visible tests by part in number order, hidden ones as a sum."""
+    lines = ["| Test | What it checks | Points |", "| --- | --- | ---: |"]
+    for part, title in PARTS.items():
+        mine = [t for t in tests if t["part"] == part]
+        if not mine:
+            continue
+        lines.append(f"| **{title}** | | **{_points(sum(t['points'] for t in mine))}** |")
+        for test in sorted((t for t in mine if not is_hidden(t)), key=lambda t: _number_key(t["number"])):
+            note = SHOWN_LATER.get(test.get("visibility", "visible"))
+            name = f"{test['name']} ({note})" if note else test["name"]
+            lines.append(f"| {_cell(test['number'])} | {_cell(name)} | {_points(test['points'])} |")
+        hidden = sum(t["points"] for t in mine if is_hidden(t))
+        if hidden:
+            lines.append(f"| | hidden tests: {_points(hidden)} points | {_points(hidden)} |")
+    lines.append(f"| | **Total** | **{_points(sum(t['points'] for t in tests))}** |")
+    return "\n".join(lines)
+
+
+def _module_constant(path: Path, name: str):
+    """A literal assigned at the top level of a Python file, read without importing it."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError) as error:
+        raise RubricError(f"{path}: {error}") from None
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise RubricError(f"{path}: no top-level constant {name}")
+
+
+def render_budgets() -> str:
+    """The limits table of Part 4, in the words a student needs: workload and ratio."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from data import corpus
+    from grader import calibration
+
+    train_kind, train_bytes, _ = calibration.TRAIN_CORPUS
+    encode_kind, encode_bytes, _ = calibration.ENCODE_TEXT
+    case = ROOT / "data" / "fixtures" / "public" / "train" / calibration.ENCODE_TRAIN_CASE / "case.json"
+    try:
+        encode_vocab = json.loads(case.read_text(encoding="utf-8"))["vocab_size"]
+    except (OSError, ValueError, KeyError) as error:
+        raise RubricError(f"{case}: {error}") from None
+    stream_file = _module_constant(SPEED_TESTS, "STREAM_FILE")
+    per_byte = _module_constant(SPEED_TESTS, "MEMORY_LIMIT_PER_FILE_BYTE")
+    stream_name = stream_file if stream_file.endswith(".txt") else stream_file + ".txt"
+    stream_bytes = corpus.FILES[stream_name][1]
+    kinds = {"mixed": "English and Chinese stories", "en": "English stories", "zh": "Chinese stories"}
+    eot = "<\\|endoftext\\|>"  # `|` must be escaped inside a Markdown table
+    rows = [
+        ("`train_bpe`",
+         f"about {train_bytes // 1000:,} kB of generated {kinds[train_kind]}, "
+         f"`vocab_size={calibration.TRAIN_VOCAB_SIZE}`, special token `{eot}`",
+         f"{calibration.FACTORS['train']:g} x the reference solution's CPU time"),
+        ("`BPETokenizer.encode`",
+         f"about {encode_bytes // 1000:,} kB of generated {kinds[encode_kind]}, one call, "
+         f"with a {encode_vocab}-token vocabulary",
+         f"{calibration.FACTORS['encode']:g} x the reference solution's CPU time"),
+        ("`encode_iterable` (memory)",
+         f"the {stream_bytes // 1_000_000} MB practice corpus `data/corpus/{stream_name}`, "
+         "read in chunks",
+         f"memory growth at most {per_byte} bytes per byte of the file "
+         f"({per_byte * stream_bytes // 1_000_000} MB)"),
+    ]
+    lines = ["| What is measured | On what | Your limit |", "| --- | --- | --- |"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    lines.append("")
+    lines.append(f"A run still going at {calibration.ABORT_AT:g} x its limit is stopped (it could "
+                 "not pass anyway), so a very slow implementation fails quickly instead of hanging.")
+    return "\n".join(lines)
+
+
+def replace_block(text: str, table: str, where: Path = HANDOUT, begin: str = BEGIN,
+                  end_marker: str = END) -> str:
+    """`text` with everything between the markers replaced by `table`."""
+    start, end = text.find(begin), text.find(end_marker)
+    if start < 0 or end < start:
+        raise RubricError(f"{where}: the markers {begin} and {end_marker} are missing or out of order")
+    return text[:start + len(begin)] + "\n" + table + "\n" + text[end:]
+
+
+def current_block(text: str, begin: str = BEGIN, end_marker: str = END) -> str:
+    """What is between the markers now (without the surrounding newlines)."""
+    start, end = text.find(begin), text.find(end_marker)
+    return text[start + len(begin):end].strip("\n") if 0 <= start < end else ""
+
+
+def generated_files() -> tuple[dict[Path, tuple[str, str]], list[str]]:
+    """Each handout file with a generated block -> (its text now, its text as generated), and the
+    errors of the blocks that could not be generated (the others are still returned)."""
+    jobs = {
+        HANDOUT: lambda text: replace_block(text, render_table(load_rubric())),
+        EFFICIENCY: lambda text: replace_block(text, render_budgets(), EFFICIENCY,
+                                               BUDGETS_BEGIN, BUDGETS_END),
+    }
+    files, errors = {}, []
+    for path, generate in jobs.items():
+        try:
+            text = path.read_text(encoding="utf-8")
+            files[path] = (text, generate(text))
+        except (RubricError, OSError, ImportError, KeyError) as error:
+            errors.append(str(error))
+    return files, errors
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m assignment.build", description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="only check that the table is current")
+    args = parser.parse_args(argv)
+    files, errors = generated_files()
+    for error in errors:
+        print(f"error: {error}", file=sys.stderr)
+    stale = [path for path, (text, updated) in files.items() if text != updated]
+    if args.check:
+        for path in stale:
+            print(f"error: {path.relative_to(ROOT)} is out of date with grader/rubric.toml or "
+                  "grader/calibration.py; run `python -m assignment.build`", file=sys.stderr)
+        if not stale and not errors:
+            print("the handout's generated tables are current")
+        return 1 if stale or errors else 0
+    for path in stale:
+        path.write_text(files[path][1], encoding="utf-8")
+    for path in files:
+        print(f"{path.relative_to(ROOT)}: {'rewritten' if path in stale else 'already current'}")
+    return 1 if errors else 0
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""The labs' command line: listing, unknown names, missing work, and broken submissions.
+
+A student's mistake must end in one clear line (and a non-zero exit), never a traceback.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from handout_support import ROOT, STARTER
+from test_labs_run import run_lab
+
+
+def test_no_name_lists_every_lab():
+    result = subprocess.run([sys.executable, "-m", "assignment.labs"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    for name in ("trace", "unknown", "sweep", "pretokenize", "compression", "throughput", "streaming"):
+        assert f"  {name} " in result.stdout
+
+
+def test_unknown_lab_name():
+    result = run_lab("tracee")
+    assert result.returncode == 2
+    assert "no lab called 'tracee'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_the_starter_says_what_to_implement_first():
+    result = run_lab("trace", STARTER)
+    assert result.returncode == 1
+    assert "`train` (char_bpe.py), which still raises NotImplementedError" in result.stderr
+    assert "make lab NAME=trace" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_folder_without_bpe(tmp_path):
+    result = run_lab("trace", tmp_path)
+    assert result.returncode == 2
+    assert str(tmp_path) in result.stderr and "no bpe/__init__.py" in result.stderr
+
+
+def _package(tmp_path, source: str):
+    (tmp_path / "bpe").mkdir()
+    (tmp_path / "bpe" / "__init__.py").write_text(source, encoding="utf-8")
+    return tmp_path
+
+
+def test_syntax_error_names_file_and_line(tmp_path):
+    result = run_lab("trace", _package(tmp_path, "x = 1\ndef broken(:\n"))
+    assert result.returncode == 2
+    assert "__init__.py, line 2" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_exception_in_student_code_is_one_line_with_its_place(tmp_path):
+    source = ("class CharBPE:\n    @classmethod\n    def train(cls, text, num_merges):\n"
+              "        raise ValueError('boom')\n")
+    result = run_lab("trace", _package(tmp_path, source))
+    assert result.returncode == 1
+    assert "ValueError: boom (in train, bpe/__init__.py line 4)" in result.stderr
+    assert "Traceback" not in result.stderr
