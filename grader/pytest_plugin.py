@@ -1,25 +1,132 @@
-"""Pytest plugin for the graded suite (provisional, in-process only).
+"""Pytest plugin for the graded suite: provides the `bpe` fixture and records how each test ended.
 
-The grader-core work replaces the in-process fixture with the sandboxed proxy; the graded tests only
-ever see the `bpe` fixture, so they do not change.
+Two modes, one fixture shape (see grader/kit.py and the `bpe.kit` namespace):
+- sandboxed (the default, the only mode that grades): `bpe` is a proxy to a worker process that
+  alone imports the submission (grader/remote.py). Every test gets a fresh worker, so nothing one
+  test does can leak into the next; remote objects therefore live for one test only;
+- `--inprocess`: `bpe` is the real module plus an in-process `bpe.kit` shim, for debugging.
+
+With `--grader-results FILE` the plugin writes one record per test (grader/outcome.py) for the
+runner, which maps them through the rubric.
 """
 from __future__ import annotations
 
-import importlib
-import sys
+import json
+import time
+from pathlib import Path
 
 import pytest
 
+from . import outcome
+
+_PROXY = pytest.StashKey[object]()
+_RECORDS = pytest.StashKey[list]()
+_OUTPUT = pytest.StashKey[str]()
+
 
 def pytest_addoption(parser):
-    parser.addoption("--submission", default="solution", help="directory that contains the bpe package")
+    group = parser.getgroup("bpe-kit grader")
+    group.addoption("--submission", default="solution", help="directory that contains the bpe package")
+    group.addoption("--inprocess", action="store_true",
+                    help="import the submission into this process (debugging only; never a grade)")
+    group.addoption("--grader-results", default=None, help="write per-test records (JSON) here")
+    group.addoption("--worker-isolation", choices=("auto", "uid", "process-group"), default="auto",
+                    help="weaker isolation than the best available (to test the fallbacks)")
+    group.addoption("--worker-hide", action="append", default=[],
+                    help="a folder workers must not see (the report folder); repeatable")
+
+
+def pytest_configure(config):
+    config.stash[_RECORDS] = []
 
 
 @pytest.fixture(scope="session")
 def bpe(request):
-    path = str(request.config.getoption("--submission"))
-    sys.path.insert(0, path)
+    """The student's `bpe` package, shaped like the module, with the trusted helpers in `bpe.kit`."""
+    config = request.config
+    parent = Path(config.getoption("--submission")).resolve()
+    if config.getoption("--inprocess"):
+        from .inprocess import InprocessBpe
+
+        proxy = InprocessBpe(parent)
+    else:
+        from .process import GradingAbort
+        from .remote import RemoteBpe
+        from .sandbox import Options, SubmissionError
+
+        options = Options.for_level(config.getoption("--worker-isolation"),
+                                    hide=tuple(Path(p) for p in config.getoption("--worker-hide")))
+        try:
+            proxy = RemoteBpe(parent, options)
+            proxy._session.current()  # a sandbox that cannot start is the grader's problem: stop
+        except (OSError, SubmissionError, GradingAbort) as e:
+            output = proxy._session.close().strip() if "proxy" in locals() else ""
+            pytest.exit(f"the sandbox cannot start a worker: {e} {output[-300:]}".strip(), returncode=3)
+    config.stash[_PROXY] = proxy
+    yield proxy
+    config.stash[_PROXY] = None
+    proxy.kit.close()
+
+
+def _session(item):
+    proxy = item.config.stash.get(_PROXY, None)
+    return getattr(proxy, "_session", None)
+
+
+def _test_timeout(item) -> float | None:
+    marker = item.get_closest_marker("timeout")
+    if marker is not None and marker.args:
+        return float(marker.args[0])
     try:
-        return importlib.import_module("bpe")
-    finally:
-        sys.path.remove(path)
+        value = item.config.getini("timeout")
+    except ValueError:
+        value = None
+    return float(value) if value else None
+
+
+TIMEOUT_GRACE = 5.0
+_BUDGET = pytest.StashKey[float]()
+
+
+def pytest_collection_modifyitems(items):
+    """The worker's deadline is the test's timeout; pytest-timeout gets a few seconds more, as a
+    backstop, so a slow submission is reported as such rather than as a pytest-timeout."""
+    for item in items:
+        budget = _test_timeout(item)
+        if budget:
+            item.stash[_BUDGET] = budget
+            item.add_marker(pytest.mark.timeout(budget + TIMEOUT_GRACE), append=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    session = _session(item)
+    budget = item.stash.get(_BUDGET, None)
+    if session is not None:
+        session.test_deadline = time.monotonic() + budget if budget else None
+        session.call_timeout = budget or session.call_timeout
+    yield
+    if session is not None:
+        session.test_deadline = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = (yield).get_result()
+    session = _session(item)
+    test_over = call.when == "call" or (call.when == "setup" and not report.passed)
+    if session is not None and (test_over or call.when == "teardown"):
+        # The test is over for the worker: end it (and all it started), keep what it printed.
+        item.stash[_OUTPUT] = item.stash.get(_OUTPUT, "") + session.recycle()
+    if test_over or call.when == "teardown":
+        record = outcome.record(item, report, call, item.stash.get(_OUTPUT, ""))
+        if record is not None:
+            item.config.stash[_RECORDS].append(record)
+            report.user_properties.append(("bpe_status", record["status"]))
+
+
+def pytest_sessionfinish(session):
+    path = session.config.getoption("--grader-results")
+    if path:
+        records = outcome.merge(session.config.stash[_RECORDS])
+        Path(path).write_text(json.dumps(records, indent=1, sort_keys=True))

@@ -1,0 +1,212 @@
+"""The `bpe` fixture in `--inprocess` mode: the student's real module, plus the `bpe.kit` shim.
+
+This mode exists for debugging (breakpoints, pdb, print) and never produces a grade. Calls run in
+this very process, but go through thin wrappers so that `bpe.kit.last_call` measures them exactly as
+the sandboxed proxy would, and graded tests never have to know which mode runs them.
+"""
+from __future__ import annotations
+
+import array
+import contextlib
+import functools
+import importlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from . import procstats
+from .kit import DEFAULT_READ_CAP, CallStats, StreamResult
+
+
+def import_submission(parent: Path):
+    """Import `bpe` from `parent`, forgetting any `bpe` imported before (a restart re-imports)."""
+    for name in [m for m in sys.modules if m == "bpe" or m.startswith("bpe.")]:
+        del sys.modules[name]
+    sys.path.insert(0, str(parent))
+    try:
+        return importlib.import_module("bpe")
+    finally:
+        sys.path.remove(str(parent))
+
+
+class _Recorder:
+    """Times every call into the submission; keeps the last one for `bpe.kit.last_call`."""
+
+    def __init__(self) -> None:
+        self.last = CallStats(0.0, 0.0)
+
+    def call(self, fn, args, kwargs):
+        args = tuple(_unwrap(a) for a in args)
+        kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        try:
+            return self.wrap(fn(*args, **kwargs))
+        finally:
+            self.last = CallStats(time.perf_counter() - wall0, time.process_time() - cpu0)
+
+    def wrap(self, value):
+        """Objects of the submission's own classes come back wrapped, so their methods are timed too."""
+        if _is_submission_object(value):
+            return LocalObject(value, self)
+        return value
+
+
+def _is_submission_object(value) -> bool:
+    module = getattr(type(value), "__module__", "") or ""
+    return (module == "bpe" or module.startswith("bpe.")) and not isinstance(value, type)
+
+
+def _unwrap(value):
+    return value._target if isinstance(value, LocalObject) else value
+
+
+class _Callable:
+    def __init__(self, target, recorder: _Recorder) -> None:
+        self._target, self._recorder = target, recorder
+        functools.update_wrapper(self, target, updated=())
+
+    def __call__(self, *args, **kwargs):
+        return self._recorder.call(self._target, args, kwargs)
+
+    def __getattr__(self, name: str):
+        # Class attributes (classmethods such as `CharBPE.train`) are timed like any call.
+        value = getattr(self._target, name)
+        if callable(value) and not isinstance(value, type):
+            return _Callable(value, self._recorder)
+        return value
+
+    def __repr__(self) -> str:
+        return f"<in-process {self._target!r}>"
+
+
+class LocalObject:
+    """An instance of a submission class; attribute reads pass through, method calls are timed."""
+
+    def __init__(self, target, recorder: _Recorder) -> None:
+        object.__setattr__(self, "_target", target)
+        object.__setattr__(self, "_recorder", recorder)
+
+    def __getattr__(self, name: str):
+        value = getattr(self._target, name)
+        if callable(value) and hasattr(value, "__self__"):
+            return _Callable(value, self._recorder)
+        return value
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self._target, name, _unwrap(value))
+
+    def __repr__(self) -> str:
+        return repr(self._target)
+
+
+class InprocessKit:
+    """`bpe.kit` for in-process runs: same names and results as the sandboxed `RemoteKit`."""
+
+    isolation = "inprocess"
+
+    def __init__(self, owner: "InprocessBpe") -> None:
+        self._owner = owner
+        self._scratch = Path(tempfile.mkdtemp(prefix="bpe-kit-scratch-"))
+        self._timeout: float | None = None
+
+    @property
+    def last_call(self) -> CallStats:
+        return self._owner._recorder.last
+
+    def outpath(self, name: str) -> str:
+        return str(self._scratch / _plain_name(name))
+
+    def read_output(self, name: str, max_bytes: int = DEFAULT_READ_CAP) -> bytes:
+        return read_capped(self._scratch / _plain_name(name), max_bytes)
+
+    def encode_file_streaming(self, tok, path: Path, chunk_chars: int = 4096) -> StreamResult:
+        target = _unwrap(tok)
+        ids = array.array("q")
+        with open(path, encoding="utf-8", newline="") as f:
+            chunks = iter(functools.partial(f.read, chunk_chars), "")
+            meter = PeakMeter("self")
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            try:
+                for i in target.encode_iterable(chunks):
+                    ids.append(i)
+            finally:
+                self._owner._recorder.last = CallStats(
+                    time.perf_counter() - wall0, time.process_time() - cpu0
+                )
+        # The id buffer lives in this process too; it is not the tokenizer's memory.
+        growth = max(0, meter.growth() - ids.buffer_info()[1] * ids.itemsize)
+        return StreamResult(ids.tolist(), growth)
+
+    def restart(self) -> None:
+        self._owner._reload()
+
+    @contextlib.contextmanager
+    def timeout(self, seconds: float) -> Iterator[None]:
+        """Recorded only: in-process calls are bounded by pytest-timeout alone."""
+        previous, self._timeout = self._timeout, seconds
+        try:
+            yield
+        finally:
+            self._timeout = previous
+
+    def close(self) -> None:
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+
+class PeakMeter:
+    """Peak RSS growth of `pid` from now on: VmHWM reset via clear_refs, else sampled RSS."""
+
+    def __init__(self, pid: int | str) -> None:
+        self.pid = pid
+        self.base = procstats.rss_bytes(pid) or 0
+        self.hwm_ok = procstats.reset_peak(pid)
+
+    def growth(self) -> int:
+        peak = procstats.status_bytes(self.pid, "VmHWM") if self.hwm_ok else None
+        now = procstats.rss_bytes(self.pid) or 0
+        return max(0, max(peak or 0, now) - self.base)
+
+
+def _plain_name(name: str) -> str:
+    if not name or "/" in name or name in (".", ".."):
+        raise ValueError(f"output name must be a plain file name, got {name!r}")
+    return name
+
+
+def read_capped(path: Path, max_bytes: int) -> bytes:
+    """Read a file without following a symlink, refusing anything bigger than `max_bytes`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"{path.name} is larger than {max_bytes} bytes")
+    return data
+
+
+class InprocessBpe:
+    """Module-shaped view of the student's `bpe` with a `kit` attribute (see module docstring)."""
+
+    def __init__(self, parent: Path) -> None:
+        self._parent = Path(parent)
+        self._recorder = _Recorder()
+        self.kit = InprocessKit(self)
+        self._reload()
+
+    def _reload(self) -> None:
+        self.__wrapped__ = import_submission(self._parent)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.__wrapped__, name)
+        if callable(value):
+            return _Callable(value, self._recorder)
+        return value
+
+    def __dir__(self):
+        return sorted(set(dir(self.__wrapped__)) | {"kit"})
+
+    def __repr__(self) -> str:
+        return f"<bpe (in-process) from {self._parent}>"

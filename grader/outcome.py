@@ -1,0 +1,92 @@
+"""How one graded test ended, in a student's words: status, feedback, their program's output.
+
+Statuses: "passed", "failed", "not implemented" (the code raised NotImplementedError: the stub is
+still there), "skipped". Feedback never includes the graded test's source (hidden tests stay
+hidden): only the assertion message, or the student's exception with their own frames.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .process import OUTPUT_CAP, GradingAbort
+
+FEEDBACK_CAP = 8000
+
+
+def classify(excinfo) -> tuple[str, str]:
+    exc = excinfo.value
+    if isinstance(exc, NotImplementedError):
+        return "not implemented", "Not implemented yet: " + (_remote_text(exc) or "NotImplementedError")
+    remote = _remote_text(exc)
+    if remote is not None:
+        return "failed", "Your code raised " + remote
+    if isinstance(exc, GradingAbort):
+        return "failed", str(exc)
+    if isinstance(exc, AssertionError):
+        return "failed", str(exc) or "a check failed"
+    if isinstance(exc, pytest.fail.Exception):
+        return "failed", str(exc)
+    return "failed", excinfo.exconly()
+
+
+def _remote_text(exc) -> str | None:
+    from .remote import RemoteError
+
+    if isinstance(exc, RemoteError):
+        return exc.feedback()
+    if isinstance(exc, NotImplementedError):  # in-process: the student's own exception
+        return f"{type(exc).__name__}: {exc}".rstrip(": ")
+    return None
+
+
+def record(item, report, call, output: str) -> dict | None:
+    """One record per test phase worth reporting (see pytest_plugin.pytest_runtest_makereport)."""
+    when = call.when
+    if report.passed and when != "call":
+        return None
+    if report.skipped:
+        status, feedback = "skipped", str(getattr(call.excinfo, "value", "")) if call.excinfo else ""
+    elif report.passed:
+        status, feedback = "passed", ""
+    elif call.excinfo is not None:
+        status, feedback = classify(call.excinfo)
+        if when == "teardown":
+            status, feedback = "failed", "after the test: " + feedback
+    else:
+        status, feedback = "failed", str(report.longrepr)
+    # Graded tests may add a note for the student (`record_property("feedback", text)`), shown
+    # whether the test passes or not (e.g. how a speed measurement compares with its budget).
+    notes = [str(v) for k, v in report.user_properties if k == "feedback" and str(v) not in feedback]
+    if notes:
+        feedback = "\n".join([feedback, *notes]).strip("\n") if feedback else "\n".join(notes)
+    return {"nodeid": item.nodeid, "status": status, "feedback": _normal(item, feedback),
+            "output": _normal(item, output, cap=OUTPUT_CAP + 200), "duration": report.duration}
+
+
+_TEMP_DIRS = re.compile(r"/tmp/bpe-kit-[A-Za-z0-9_]+|/tmp/pytest-of-[^/\s]+/pytest-\d+")
+
+
+def _normal(item, text: str, cap: int = FEEDBACK_CAP) -> str:
+    """Feedback must not depend on random temp names (same submission -> same results.json)."""
+    text = _TEMP_DIRS.sub(lambda m: "/tmp/bpe-kit" if "bpe-kit" in m.group() else "<tmp>", text)
+    if len(text) > cap:
+        text = text[:cap] + f"\n[... {len(text) - cap} more characters]"
+    return text
+
+
+def merge(records: list[dict]) -> list[dict]:
+    """One record per test: the first non-pass wins; durations add up."""
+    merged: dict[str, dict] = {}
+    for rec in records:
+        seen = merged.get(rec["nodeid"])
+        if seen is None:
+            merged[rec["nodeid"]] = dict(rec)
+            continue
+        seen["duration"] += rec["duration"]
+        if seen["status"] == "passed" and rec["status"] != "passed":
+            seen.update(status=rec["status"], feedback=rec["feedback"])
+        if rec["output"] and rec["output"] not in seen["output"]:
+            seen["output"] += rec["output"]
+    return list(merged.values())

@@ -1,0 +1,338 @@
+"""One worker process, seen from the trusted side: start it, talk to it under a deadline, kill it.
+
+Everything the worker says is read with a deadline and a size cap; the worker's own stdout/stderr
+are drained into a capped buffer (shown to the student, never parsed). Killing is thorough: in PID
+namespace mode the worker is the namespace's init, so killing it kills every process it started;
+otherwise the whole process group is killed, then any process still carrying this worker's token in
+its environment (a double-forked daemon that called setsid) is hunted down.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import select
+import signal
+import subprocess
+import time
+
+from . import procstats, wire
+from .sandbox import Sandbox
+
+OUTPUT_CAP = 64 * 1024
+STARTUP_SECONDS = 30.0
+_LIVE: set[int] = set()  # pids of the workers this process started and has not ended yet
+
+
+class GradingAbort(BaseException):
+    """The call could not finish (timeout, crash, unreadable reply). A BaseException on purpose:
+    `pytest.raises(Exception)` in a graded test must never swallow it."""
+
+
+class CallTimeout(GradingAbort):
+    pass
+
+
+class WorkerCrashed(GradingAbort):
+    pass
+
+
+class BadReply(GradingAbort):
+    pass
+
+
+def describe_exit(status: int | None) -> str:
+    """Why a worker ended, in words a student can act on."""
+    if status is None:
+        return "it stopped answering"
+    if status < 0:
+        sig = -status
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
+        hint = {
+            "SIGKILL": " (killed: usually the memory limit, or the CPU time limit)",
+            "SIGXCPU": " (the CPU time limit)",
+            "SIGXFSZ": " (it wrote a file larger than the limit)",
+            "SIGSEGV": " (a crash inside Python or an extension)",
+        }.get(name, "")
+        return f"it was killed by {name}{hint}"
+    return f"it exited with status {status} (is there an os._exit or sys.exit in your code?)"
+
+
+class WorkerProcess:
+    """A started worker. `request()` sends one message and returns its final reply."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self.scratch = sandbox.new_scratch()
+        self.token = secrets.token_hex(8)
+        req_r, self._req_w = os.pipe()
+        self._rep_r, rep_w = os.pipe()
+        out_r, out_w = os.pipe()
+        argv, env = sandbox.command(self.scratch, self.token, (req_r, rep_w))
+        self.popen = subprocess.Popen(
+            argv, env=env, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
+            pass_fds=(req_r, rep_w), start_new_session=True, close_fds=True,
+            preexec_fn=_die_with_parent,
+        )
+        _LIVE.add(self.popen.pid)
+        if not sandbox.namespaces:
+            _become_subreaper()
+        for fd in (req_r, rep_w, out_w):
+            os.close(fd)
+        self._out_r = out_r
+        for fd in (self._req_w, self._rep_r, self._out_r):
+            os.set_blocking(fd, False)
+        self._buf = bytearray()
+        self.output = bytearray()
+        self.output_dropped = 0
+        self.pid: int | None = None  # host pid of the Python worker, for /proc measurements
+        self.dead_reason: str | None = None
+        self._ready_deadline = time.monotonic() + STARTUP_SECONDS
+
+    # -- startup -----------------------------------------------------------------------------
+    def wait_ready(self) -> None:
+        if self.pid is not None:
+            return
+        reply = self._read_message(self._ready_deadline, startup=True)
+        if reply.get("ready") is not True:
+            raise BadReply("the worker did not start properly")
+        self.pid = self._find_worker_pid()
+
+    def _find_worker_pid(self) -> int:
+        if not self.sandbox.namespaces:
+            return self.popen.pid
+        path = f"/proc/{self.popen.pid}/task/{self.popen.pid}/children"
+        try:
+            with open(path) as f:
+                children = f.read().split()
+        except OSError:
+            children = []
+        return int(children[0]) if children else self.popen.pid
+
+    # -- talking ------------------------------------------------------------------------------
+    def send(self, message, deadline: float) -> None:
+        data = memoryview(wire.dumps(message))
+        while data:
+            self._wait(deadline, write=True)
+            try:
+                n = os.write(self._req_w, data)
+            except BlockingIOError:
+                continue
+            except BrokenPipeError:
+                raise self._died() from None
+            data = data[n:]
+
+    def receive(self, deadline: float) -> dict:
+        return self._read_message(deadline)
+
+    def _read_message(self, deadline: float, startup: bool = False) -> dict:
+        scanned = 0  # bytes of _buf known to hold no newline (keeps reading a big reply linear)
+        while True:
+            nl = self._buf.find(b"\n", scanned)
+            scanned = len(self._buf)
+            if nl >= 0:
+                line = bytes(self._buf[:nl])
+                del self._buf[: nl + 1]
+                try:
+                    return wire.envelope(wire.loads(line))
+                except wire.WireError as e:
+                    self.kill()
+                    raise BadReply(f"the worker sent an unreadable reply ({e})") from None
+            if len(self._buf) > wire.MAX_LINE:
+                self.kill()
+                raise BadReply(f"the reply is larger than {wire.MAX_LINE // 2**20} MiB; "
+                               "is your code returning something enormous?")
+            self._wait(deadline, startup=startup)
+            try:
+                chunk = os.read(self._rep_r, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise self._died()
+            self._buf += chunk
+
+    def _wait(self, deadline: float, write: bool = False, startup: bool = False) -> None:
+        """Block until our pipe is ready, draining the worker's output meanwhile; enforce deadline."""
+        fd = self._req_w if write else self._rep_r
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                what = "start" if startup else "answer"
+                raise CallTimeout(f"the call into your code did not {what} in time "
+                                  "(an endless loop, or far too slow?)")
+            rlist = [self._out_r] + ([] if write else [fd])
+            wlist = [fd] if write else []
+            try:
+                r, w, _ = select.select(rlist, wlist, [], min(remaining, 1.0))
+            except InterruptedError:
+                continue
+            if self._out_r in r:
+                self.drain_output()
+            if fd in r or fd in w:
+                return
+
+    def drain_output(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._out_r, 65536)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                return
+            room = OUTPUT_CAP - len(self.output)
+            self.output += chunk[:max(room, 0)]
+            self.output_dropped += max(0, len(chunk) - max(room, 0))
+
+    def _died(self) -> WorkerCrashed:
+        status = None
+        try:
+            status = self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+        self.dead_reason = describe_exit(status)
+        return WorkerCrashed(f"the process running your code died: {self.dead_reason}")
+
+    def scratch_path(self) -> "os.PathLike":
+        """Where the trusted side finds the worker's scratch files (see Sandbox.mount_plan)."""
+        if self.sandbox.namespaces:
+            from pathlib import Path
+
+            return Path(f"/proc/{self.pid}/root") / self.sandbox.to_view(self.scratch).lstrip("/")
+        return self.scratch
+
+    # -- measuring --------------------------------------------------------------------------------
+    def cpu_seconds(self) -> float:
+        return procstats.tree_cpu_seconds(self.pid) if self.pid else 0.0
+
+    # -- ending ----------------------------------------------------------------------------------
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def kill(self) -> None:
+        """Kill the worker and everything it started; safe to call twice."""
+        # The namespace's init first: the kernel then kills every process in the namespace and
+        # `unshare` reaps it and exits (killing `unshare` first would orphan it as a zombie).
+        if self.pid and self.pid != self.popen.pid:
+            _signal(self.pid, signal.SIGKILL)
+            try:
+                self.popen.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        _signal(self.popen.pid, signal.SIGKILL)
+        try:
+            self.popen.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        _LIVE.discard(self.popen.pid)
+        hunt_token(self.token)
+        if not self.sandbox.namespaces:
+            reap_orphans()
+
+    def close(self) -> None:
+        self.kill()
+        self.drain_output()
+        for fd in (self._req_w, self._rep_r, self._out_r):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._req_w = self._rep_r = self._out_r = -1
+
+    def take_output(self) -> str:
+        """What the student's code printed so far (capped), decoded for display."""
+        if self._out_r >= 0:
+            self.drain_output()
+        text = self.output.decode("utf-8", errors="replace")
+        # `unshare` reports its child's violent death on the same pipe; that is not the student's.
+        text = "".join(l for l in text.splitlines(keepends=True) if not l.startswith("unshare: "))
+        if self.output_dropped:
+            text += f"\n[... {self.output_dropped} more bytes of output not shown]"
+        return text
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except OSError as e:
+        if e.errno not in (errno.ESRCH, errno.EPERM):
+            raise
+
+
+def hunt_token(token: str) -> None:
+    """Kill any process whose environment carries this worker's token (escaped daemons)."""
+    needle = f"BPE_KIT_WORKER={token}".encode()
+    for _ in range(3):
+        found = False
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as f:
+                    env = f.read()
+            except OSError:
+                continue
+            if needle in env.split(b"\0"):
+                found = True
+                _signal(int(entry.name), signal.SIGKILL)
+        if not found:
+            return
+        time.sleep(0.01)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL it if the grader dies (even killed, with no cleanup).
+    For `unshare`, whose --kill-child then takes the whole namespace with it."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: SIGKILL it if the grader dies (even killed, with no cleanup).
+    For `unshare`, whose --kill-child then takes the whole namespace with it."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+_subreaper = False
+
+
+def _become_subreaper() -> None:
+    """Without a PID namespace, orphans of a worker (double-forked daemons) become our children
+    instead of init's, so `reap_orphans` can find them even if they wiped their environment."""
+    global _subreaper
+    if not _subreaper:
+        import ctypes
+
+        try:
+            _subreaper = ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+        except (OSError, AttributeError):
+            _subreaper = False
+
+
+def reap_orphans() -> None:
+    """Kill and reap our children that are not live workers (adopted orphans of dead ones)."""
+    if not _subreaper:
+        return
+    me = str(os.getpid()).encode()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) in _LIVE:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if stat[stat.rfind(b")") + 2 :].split()[1] == me:
+            _signal(int(entry.name), signal.SIGKILL)
+            try:
+                os.waitpid(int(entry.name), 0)
+            except ChildProcessError:
+                pass

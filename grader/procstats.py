@@ -1,0 +1,82 @@
+"""Read a process's CPU time and memory from /proc: the numbers a submission cannot report itself.
+
+Only the trusted side calls these, on the worker's pid (or on itself, in-process).
+"""
+from __future__ import annotations
+
+import os
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def cpu_seconds(pid: int | str = "self") -> float:
+    """User + system CPU of `pid` and of its children it has waited for; 0.0 if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return 0.0
+    # The command name may hold spaces or parentheses: the fields start after the last ')'.
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime + cutime + cstime) / _TICKS
+
+
+def status_bytes(pid: int | str, field: str) -> int | None:
+    """A `kB` field of /proc/<pid>/status (VmRSS, VmHWM...) in bytes, or None if unavailable."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(field.encode() + b":"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def rss_bytes(pid: int | str = "self") -> int | None:
+    """Resident memory now, from /proc/<pid>/statm (cheap enough to sample often)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def reset_peak(pid: int | str = "self") -> bool:
+    """Reset VmHWM to the current RSS (writing "5" to clear_refs); False if not allowed here."""
+    try:
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def children(pid: int) -> list[int]:
+    """Live child pids of every thread of `pid` (empty if it is gone)."""
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                out += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def tree_cpu_seconds(pid: int, max_processes: int = 512) -> float:
+    """CPU of `pid` and of all its live descendants (each with its reaped children), so work
+    handed to a child process is counted too."""
+    total, todo, seen = 0.0, [pid], 0
+    while todo and seen < max_processes:
+        p = todo.pop()
+        seen += 1
+        total += cpu_seconds(p)
+        todo += children(p)
+    return total

@@ -1,0 +1,421 @@
+"""The sandboxed `bpe`: a module-shaped proxy whose calls run in a worker process (worker.py).
+
+    with grader.remote.connect(Path("solution")) as ref:
+        tok = ref.CharBPE.train("low lower lowest", 4)     # tok is a remote handle
+        ids = tok.encode("lowest")                         # an exact list of exact ints
+        ref.kit.last_call.cpu_s                            # measured from /proc, not by the worker
+
+Values come back through `wire.decode` (exact builtins only). Objects of the submission's classes
+and iterators come back as handles. Exceptions come back as `RemoteError` subclasses that also
+subclass the nearest builtin exception of the student's one. A crash, a timeout, or an unreadable
+reply raises a `GradingAbort` and the next call gets a fresh worker.
+"""
+from __future__ import annotations
+
+import builtins
+import contextlib
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from . import procstats, wire
+from .inprocess import PeakMeter, _plain_name, read_capped
+from .kit import DEFAULT_READ_CAP, CallStats, StreamResult
+from .process import BadReply, CallTimeout, GradingAbort, WorkerCrashed, WorkerProcess
+from .sandbox import Limits, Options, Sandbox
+
+__all__ = ["RemoteError", "GradingAbort", "CallTimeout", "WorkerCrashed", "BadReply",
+           "RemoteBpe", "connect"]
+
+DEFAULT_CALL_TIMEOUT = 60.0
+ITER_BATCH = 4096
+
+
+# ------------------------------------------------------------------------------------ exceptions
+class RemoteError(Exception):
+    """Raised by the submission inside the worker. `.student_traceback`: their frames only."""
+
+    remote_type: str = "Exception"
+
+    def __init__(self, message: str = "", student_traceback: str = "") -> None:
+        super().__init__(message)
+        self.remote_message = message
+        self.student_traceback = student_traceback
+
+    def __str__(self) -> str:
+        return self.remote_message
+
+    def feedback(self) -> str:
+        """The exception as a student should read it: type, message, then where in their code."""
+        text = self.remote_type + (f": {self.remote_message}" if self.remote_message else "")
+        if isinstance(self, MemoryError):
+            text += f" (your code hit the memory limit of {Limits().memory_bytes // 2**30} GiB)"
+        if self.student_traceback:
+            text += "\nRaised at (your code, most recent call last):\n" + self.student_traceback
+        return text
+
+
+_exception_classes: dict[tuple[str, type], type] = {}
+
+
+def _nearest_builtin(mro: list[str]) -> type[BaseException]:
+    for qualified in mro:
+        module, _, name = qualified.rpartition(".")
+        candidate = getattr(builtins, name, None) if module == "builtins" else None
+        if isinstance(candidate, type) and issubclass(candidate, Exception):
+            return candidate
+    return Exception
+
+
+def rebuild_exception(info: dict) -> RemoteError:
+    """A trusted exception mirroring the student's one (see module docstring)."""
+    name = str(info.get("type", "Exception"))[:100]
+    mro = [str(x) for x in info.get("mro", [])][:50] if isinstance(info.get("mro"), list) else []
+    base = _nearest_builtin(mro)
+    key = (name, base)
+    cls = _exception_classes.get(key)
+    if cls is None:
+        cls = type(name if name.isidentifier() else "StudentError", (RemoteError, base),
+                   {"remote_type": name, "__module__": "submission"})
+        _exception_classes[key] = cls
+    message, tb = str(info.get("message", "")), str(info.get("traceback", ""))
+    try:
+        exc = cls(message, tb)
+    except TypeError:  # builtin bases with stricter constructors (UnicodeDecodeError...)
+        exc = cls.__new__(cls)
+        exc.args = (message,)
+        exc.remote_message, exc.student_traceback = message, tb
+    return exc
+
+
+# ------------------------------------------------------------------------------------ session
+class Session:
+    """A sandbox plus its current worker; restarts workers after crashes and between tests."""
+
+    def __init__(self, submission_parent: Path, options: Options | None = None) -> None:
+        self.sandbox = Sandbox(Path(submission_parent), options)
+        self.worker: WorkerProcess | None = None
+        self.spare: WorkerProcess | None = None
+        self.generation = 0
+        self.call_timeout = DEFAULT_CALL_TIMEOUT
+        self.test_deadline: float | None = None  # set per test by the plugin: the test's own budget
+        self._explicit_timeout = False  # inside `bpe.kit.timeout(...)`
+        self.last_call = CallStats(0.0, 0.0)
+        self._ids = 0
+        self.finished_output = ""
+
+    @property
+    def isolation(self) -> str:
+        return self.sandbox.isolation
+
+    def current(self) -> WorkerProcess:
+        """The live worker, started if needed. A spare is always starting in the background, so
+        the next test does not wait for a Python start-up and the submission's import."""
+        if self.worker is None:
+            self.worker = self.spare or WorkerProcess(self.sandbox)
+            self.spare = None
+            self.generation += 1
+            try:
+                self.worker.wait_ready()
+            except GradingAbort:
+                self._retire()
+                raise
+            self.spare = WorkerProcess(self.sandbox)
+        return self.worker
+
+    def recycle(self) -> str:
+        """End the current worker (and all it started); return what it printed."""
+        out = self.finished_output
+        self.finished_output = ""
+        if self.worker is not None:
+            self.worker.close()
+            out += self.worker.take_output()
+            self.worker = None
+        return out
+
+    def close(self) -> str:
+        out = self.recycle()
+        if self.spare is not None:
+            self.spare.close()
+            self.spare = None
+        self.sandbox.close()
+        return out
+
+    def _retire(self) -> None:
+        """After a crash: keep its output for the test's feedback, start afresh next call."""
+        if self.worker is not None:
+            self.worker.close()
+            self.finished_output += self.worker.take_output()
+            self.worker = None
+
+    # -- one exchange ----------------------------------------------------------------------------
+    def request(self, op: str, *, on_batch=None, meter=False, **fields) -> Any:
+        worker = self.current()
+        self._ids += 1
+        message = {"id": self._ids, "op": op, **fields}
+        deadline = time.monotonic() + self.call_timeout
+        if self.test_deadline is not None and not self._explicit_timeout:
+            deadline = min(deadline, self.test_deadline)
+        cpu0, wall0 = worker.cpu_seconds(), time.perf_counter()
+        sampler = _RssSampler(worker.pid) if meter else None
+        try:
+            worker.send(message, deadline)
+            while True:
+                reply = worker.receive(deadline)
+                if "batch" in reply and on_batch is not None:
+                    on_batch(self._decode(reply["batch"], worker))
+                    continue
+                break
+        except GradingAbort:
+            self._retire()
+            raise
+        finally:
+            if sampler is not None:
+                sampler.stop()
+            if self.worker is worker:
+                self.last_call = CallStats(time.perf_counter() - wall0, max(0.0, worker.cpu_seconds() - cpu0))
+        if reply.get("id") != self._ids:
+            self._retire()
+            raise BadReply("the worker answered a different question")
+        if "ok" in reply:
+            value = self._decode(reply["ok"], worker)
+            return (value, sampler.growth()) if sampler is not None else value
+        if "err" in reply:
+            info = self._decode(reply["err"], worker)
+            if type(info) is not dict:
+                raise BadReply("the worker sent a malformed error")
+            exc = rebuild_exception(info)
+            if issubclass(type(exc), MemoryError):  # the process may be unusable after this
+                self._retire()
+            raise exc
+        if "bad" in reply:
+            raise BadReply(f"your code returned a value that cannot be checked: "
+                           f"{str(self._decode(reply['bad'], worker))[:300]}")
+        if "fatal" in reply:
+            reason = str(self._decode(reply["fatal"], worker))[:500]
+            self._retire()
+            raise WorkerCrashed(f"your code raised {reason}, which ends the process running it")
+        self._retire()
+        raise BadReply("the worker sent a reply of unknown kind")
+
+    def _decode(self, raw, worker: WorkerProcess):
+        def handle(ref, cls_name):
+            if ref is None:
+                return _CallableMarker()  # `_attribute` turns it into a RemoteCallable
+            return RemoteHandle(self, worker, self.generation, ref, cls_name)
+        try:
+            return wire.decode(raw, handle=handle)
+        except wire.WireError as e:
+            self._retire()
+            raise BadReply(f"the worker sent an unreadable value ({e})") from None
+
+    # -- arguments ---------------------------------------------------------------------------
+    def encode_args(self, value):
+        def handle(v):
+            if isinstance(v, Path):
+                return self.sandbox.copy_input(v)
+            if isinstance(v, RemoteHandle):
+                v._check(self)
+                return {"h": [v._ref, v._cls]}
+            if isinstance(v, (RemoteCallable, RemoteBpe)):
+                raise TypeError("remote functions cannot be passed as arguments")
+            if hasattr(v, "__next__") or hasattr(v, "readline"):
+                return {"i": [self.encode_args(x) for x in v]}
+            return None
+        return wire.encode(value, handle=handle)
+
+
+class _RssSampler:
+    """Peak RSS growth of a pid: VmHWM reset before, plus RSS sampled every 2 ms by a thread.
+
+    In namespace mode the worker has no /proc at all, so it cannot reset its own VmHWM; sampling
+    covers the other mode."""
+
+    def __init__(self, pid: int | None) -> None:
+        self.pid = pid
+        self.meter = PeakMeter(pid) if pid else None
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.002):
+            rss = procstats.rss_bytes(self.pid) if self.pid else None
+            if rss:
+                self.peak = max(self.peak, rss)
+
+    def stop(self) -> None:
+        if not self._stop.is_set():
+            self._stop.set()
+            self._thread.join()
+            if self.meter is not None:
+                self.final = max(self.meter.growth(), self.peak - self.meter.base)
+
+    def growth(self) -> int:
+        self.stop()
+        return max(0, getattr(self, "final", 0))
+
+
+# ------------------------------------------------------------------------------------ proxies
+class RemoteCallable:
+    """A function, class or method living in the worker; calling it is one request."""
+
+    def __init__(self, session: Session, target, path: tuple[str, ...]) -> None:
+        self._session, self._target, self._path = session, target, path
+
+    def __call__(self, *args, **kwargs):
+        s = self._session
+        target = self._target._ref if isinstance(self._target, RemoteHandle) else 0
+        if isinstance(self._target, RemoteHandle):
+            self._target._check(s)
+        result = s.request("call", target=target, path=list(self._path),
+                           args=s.encode_args(list(args)), kwargs=s.encode_args(dict(kwargs)))
+        return result
+
+    def __getattr__(self, name: str) -> "RemoteCallable":
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return RemoteCallable(self._session, self._target, self._path + (name,))
+
+    def __repr__(self) -> str:
+        return f"<remote {'.'.join(self._path)}>"
+
+
+def _attribute(session: Session, target, name: str):
+    ref = target._ref if isinstance(target, RemoteHandle) else 0
+    value = session.request("getattr", target=ref, name=name)
+    if isinstance(value, _CallableMarker):
+        return RemoteCallable(session, target, (name,))
+    return value
+
+
+class _CallableMarker:
+    """Decoded from `{"c": name}`: the attribute read was a function, class or method."""
+
+
+class RemoteHandle:
+    """An object living in the worker (a CharBPE, a BPETokenizer, an iterator...)."""
+
+    def __init__(self, session: Session, worker, generation: int, ref: int, cls: str) -> None:
+        object.__setattr__(self, "_session", session)
+        object.__setattr__(self, "_worker", worker)
+        object.__setattr__(self, "_generation", generation)
+        object.__setattr__(self, "_ref", ref)
+        object.__setattr__(self, "_cls", cls)
+        object.__setattr__(self, "_pending", [])
+        object.__setattr__(self, "_done", False)
+
+    def _check(self, session: Session) -> None:
+        if session is not self._session or session.worker is not self._worker:
+            raise RuntimeError(f"this {self._cls} object belonged to an earlier worker process "
+                               "(each test, crash or restart starts a fresh one); create it again")
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._check(self._session)
+        return _attribute(self._session, self, name)
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError("remote objects are read-only from the tests")
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        """Iterators are pulled in batches, so a lazy generator stays lazy but cheap."""
+        if not self._pending:
+            if self._done:
+                raise StopIteration
+            self._check(self._session)
+            items, done = self._session.request("next", target=self._ref, n=ITER_BATCH)
+            self._pending.extend(reversed(items))
+            object.__setattr__(self, "_done", done)
+            if not self._pending:
+                raise StopIteration
+        return self._pending.pop()
+
+    def __repr__(self) -> str:
+        return f"<remote {self._cls} object>"
+
+
+class RemoteKit:
+    """`bpe.kit` for the sandboxed proxy (see CONTRACT: the `bpe.kit` namespace)."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    @property
+    def isolation(self) -> str:
+        return self._session.isolation
+
+    @property
+    def last_call(self) -> CallStats:
+        return self._session.last_call
+
+    def outpath(self, name: str) -> str:
+        return self._session.sandbox.to_view(self._session.current().scratch / _plain_name(name))
+
+    def read_output(self, name: str, max_bytes: int = DEFAULT_READ_CAP) -> bytes:
+        """A file the current worker wrote (it lives as long as the worker: read it in the test)."""
+        return read_capped(self._session.current().scratch_path() / _plain_name(name), max_bytes)
+
+    def encode_file_streaming(self, tok, path: Path, chunk_chars: int = 4096) -> StreamResult:
+        s = self._session
+        if not isinstance(tok, RemoteHandle):
+            raise TypeError("encode_file_streaming needs a tokenizer made through the bpe fixture")
+        tok._check(s)
+        ids: list[int] = []
+
+        def on_batch(batch):
+            if type(batch) is not list or any(type(i) is not int for i in batch):
+                raise BadReply("encode_iterable must yield ints")
+            ids.extend(batch)
+
+        count, growth = s.request("stream", target=tok._ref, path=s.sandbox.copy_input(Path(path)),
+                                  chunk=int(chunk_chars), on_batch=on_batch, meter=True)
+        return StreamResult(ids, growth)
+
+    def restart(self) -> None:
+        self._session._retire()
+
+    @contextlib.contextmanager
+    def timeout(self, seconds: float) -> Iterator[None]:
+        s = self._session
+        previous = s.call_timeout, s._explicit_timeout
+        s.call_timeout, s._explicit_timeout = float(seconds), True
+        try:
+            yield
+        finally:
+            s.call_timeout, s._explicit_timeout = previous
+
+    def close(self) -> None:
+        self._session.close()
+
+
+class RemoteBpe:
+    """Module-shaped proxy to the submission's `bpe` package, plus `kit`."""
+
+    def __init__(self, submission_parent: Path, options: Options | None = None) -> None:
+        self._session = Session(Path(submission_parent), options)
+        self.kit = RemoteKit(self._session)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _attribute(self._session, None, name)
+
+    def __repr__(self) -> str:
+        return f"<bpe (sandboxed, {self._session.isolation})>"
+
+
+@contextlib.contextmanager
+def connect(package_parent_dir: Path, **opts) -> Iterator[RemoteBpe]:
+    """A sandboxed `bpe` from the folder holding `bpe/`; the sandbox is removed on exit."""
+    proxy = RemoteBpe(Path(package_parent_dir), Options(**opts) if opts else None)
+    try:
+        yield proxy
+    finally:
+        proxy.kit.close()

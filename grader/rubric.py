@@ -1,0 +1,77 @@
+"""The rubric (grader/rubric.toml): which graded test is worth what, and who may see it.
+
+    [[test]]
+    id = "test_part1.py::test_trace"   # pytest node id relative to tests/graded; a parametrized
+    number = "1.1"                      # test's id covers all its cases (all must pass)
+    name = "CharBPE reproduces the worked trace"
+    part = 1                            # 1, 2, 3 or "efficiency"
+    points = 4
+    visibility = "visible"              # visible | hidden | after_due_date | after_published
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+PARTS = (1, 2, 3, "efficiency")
+
+
+class RubricError(Exception):
+    """The rubric cannot be used; the message is one line naming the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    number: str
+    name: str
+    part: int | str
+    points: float
+    visibility: str
+
+    def covers(self, nodeid: str) -> bool:
+        return nodeid == self.id or (nodeid.startswith(self.id + "[") and "[" not in self.id)
+
+
+def load(path: Path) -> list[Entry]:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RubricError(f"{path}: rubric file not found") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise RubricError(f"{path}: cannot read the rubric ({e})") from None
+    tables = data.get("test")
+    if not isinstance(tables, list) or not tables:
+        raise RubricError(f"{path}: no [[test]] tables")
+    entries, ids, numbers = [], set(), set()
+    for i, t in enumerate(tables, 1):
+        where = f"{path}: [[test]] #{i}"
+        try:
+            entry = Entry(id=t["id"], number=t["number"], name=t["name"], part=t["part"],
+                          points=t["points"], visibility=t.get("visibility", "visible"))
+        except (KeyError, TypeError) as e:
+            raise RubricError(f"{where}: missing key {e}") from None
+        if not (isinstance(entry.id, str) and "::" in entry.id):
+            raise RubricError(f"{where}: id must look like 'test_file.py::test_name'")
+        if not isinstance(entry.number, str) or not isinstance(entry.name, str):
+            raise RubricError(f"{where}: number and name must be strings")
+        if entry.part not in PARTS or isinstance(entry.part, bool):
+            raise RubricError(f"{where}: part must be one of 1, 2, 3, \"efficiency\"")
+        if isinstance(entry.points, bool) or not isinstance(entry.points, (int, float)) or entry.points < 0:
+            raise RubricError(f"{where}: points must be a non-negative number")
+        if entry.visibility not in VISIBILITIES:
+            raise RubricError(f"{where}: visibility must be one of {', '.join(VISIBILITIES)}")
+        if entry.id in ids or entry.number in numbers:
+            raise RubricError(f"{where}: duplicate id or number ({entry.id}, {entry.number})")
+        ids.add(entry.id)
+        numbers.add(entry.number)
+        entries.append(entry)
+    return entries
+
+
+def number_key(number: str):
+    """Sort "1.2" before "1.10"; non-numeric parts (like "E.1") sort after digits."""
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in number.split(".")]

@@ -1,0 +1,330 @@
+"""The worker's world: a fresh directory holding the worker runtime, a read-only copy of the
+submission, read-only copies of input files, and one writable scratch directory per worker.
+
+`Sandbox.command()` says how to start a worker in it. As root with `unshare` available, the worker
+gets new PID, mount and network namespaces; the kit, /autograder, the output directory, the trusted
+user's home, /proc and the shared temp dirs are covered with empty tmpfs mounts; the sandbox is
+re-mounted read-only at the fixed path /tmp/bpe-kit (so messages do not depend on a random name);
+and the worker drops to uid 65534. As root without namespaces it still drops to uid 65534 when the
+interpreter allows; otherwise it runs as this user. Always: its own session, and rlimits.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GRADER_DIR = Path(__file__).resolve().parent
+KIT_ROOT = GRADER_DIR.parent
+VIEW_ROOT = "/tmp/bpe-kit"
+NOBODY = 65534
+SUBMISSION_MAX_BYTES = 20 * 1024 * 1024
+SUBMISSION_MAX_FILES = 2000
+SCRATCH_SIZE = "64m"
+
+
+class SubmissionError(Exception):
+    """The submission cannot be graded at all (no bpe package, too big...): one line says why."""
+
+
+@dataclass
+class Limits:
+    """rlimits of a worker. NPROC only binds an unprivileged uid (root ignores it)."""
+
+    memory_bytes: int = 4 * 1024**3
+    cpu_seconds: int = 600
+    nproc: int = 64
+    file_bytes: int = 256 * 1024**2
+    open_files: int = 256
+
+    def rlimits(self, nproc_base: int = 0) -> dict[str, list[int]]:
+        return {
+            "RLIMIT_AS": [self.memory_bytes, self.memory_bytes],
+            "RLIMIT_CPU": [self.cpu_seconds, self.cpu_seconds + 5],
+            "RLIMIT_NPROC": [nproc_base + self.nproc] * 2,
+            "RLIMIT_FSIZE": [self.file_bytes, self.file_bytes],
+            "RLIMIT_NOFILE": [self.open_files, self.open_files],
+            "RLIMIT_CORE": [0, 0],
+        }
+
+
+LEVELS = ("auto", "uid", "process-group")
+
+
+@dataclass
+class Options:
+    """How to isolate workers. `namespaces=None` means: use them when root and unshare work."""
+
+    limits: Limits = field(default_factory=Limits)
+    namespaces: bool | None = None
+    unprivileged: bool | None = None  # None: drop to uid 65534 whenever possible
+    hide: tuple[Path, ...] = ()
+
+    @classmethod
+    def for_level(cls, level: str = "auto", **kw) -> "Options":
+        """"auto" (the strongest available), "uid" (no namespaces) or "process-group" (neither)."""
+        if level not in LEVELS:
+            raise ValueError(f"isolation must be one of {', '.join(LEVELS)}")
+        if level == "auto":
+            return cls(**kw)
+        return cls(namespaces=False, unprivileged=None if level == "uid" else False, **kw)
+
+
+@functools.lru_cache(maxsize=1)
+def namespaces_available() -> bool:
+    """Root, an `unshare` binary, and a kernel that lets us make PID+mount+net namespaces."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    probe = ["unshare", "--pid", "--fork", "--mount", "--net", "true"]
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _interpreters() -> list[str]:
+    """The grader's own interpreter first, then system ones of the same version (the worker loads
+    the grader's compiled `regex`, so the version must match)."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    found = [os.path.realpath(sys._base_executable)]
+    for candidate in (f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
+        if os.path.isfile(candidate) and os.path.realpath(candidate) not in found:
+            found.append(os.path.realpath(candidate))
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def unprivileged_python() -> str | None:
+    """As root: an interpreter that uid 65534 can run where it is, or None."""
+    if os.geteuid() != 0:
+        return None
+    probe = "import sys, json, ctypes; assert sys.version_info[:2] == %r" % (tuple(sys.version_info[:2]),)
+    for python in _interpreters():
+        try:
+            if subprocess.run([python, "-S", "-s", "-c", probe], user=NOBODY, group=NOBODY,
+                              extra_groups=[], cwd="/", capture_output=True, timeout=20).returncode == 0:
+                return python
+        except (OSError, subprocess.SubprocessError):
+            continue
+    return None
+
+
+def uid_drop_available() -> bool:
+    return unprivileged_python() is not None
+
+
+def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = None) -> str:
+    """What a worker will get: "namespaces+uid", "uid" (root without namespaces) or
+    "process-group" (neither: a new session and rlimits only)."""
+    if namespaces is None:
+        namespaces = namespaces_available()
+    if namespaces:
+        return "namespaces+uid"
+    return "uid" if unprivileged is not False and uid_drop_available() else "process-group"
+
+
+def _copy_readonly(src: Path, dst: Path, *, skip_symlinks: bool = True) -> None:
+    """Copy a file or a tree, leaving everything read-only to its owner and readable by all."""
+    if src.is_file():
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        os.chmod(dst, 0o444)
+        return
+    shutil.copytree(src, dst, symlinks=False,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _seal(dst)
+
+
+def _seal(root: Path) -> None:
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            os.chmod(os.path.join(dirpath, name), 0o444)
+        os.chmod(dirpath, 0o555)
+
+
+def copy_submission(parent: Path, dst: Path) -> None:
+    """Copy `parent/bpe` (regular files only: symlinks, devices and caches are left behind)."""
+    package = parent / "bpe"
+    if not package.is_dir() or package.is_symlink():
+        raise SubmissionError(f"{parent}: no bpe/ package folder in it")
+    total = count = 0
+    for dirpath, dirnames, files in os.walk(package):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"
+                       and not os.path.islink(os.path.join(dirpath, d))]
+        rel = Path(dirpath).relative_to(parent)
+        (dst / rel).mkdir(parents=True, exist_ok=True)
+        for name in files:
+            src = Path(dirpath) / name
+            if src.is_symlink() or not src.is_file() or name.endswith(".pyc"):
+                continue
+            total += src.stat().st_size
+            count += 1
+            if total > SUBMISSION_MAX_BYTES or count > SUBMISSION_MAX_FILES:
+                raise SubmissionError(f"{package}: larger than {SUBMISSION_MAX_BYTES // 2**20} MiB "
+                                      f"or {SUBMISSION_MAX_FILES} files")
+            shutil.copyfile(src, dst / rel / name)
+    _seal(dst)
+
+
+class Sandbox:
+    """One grading session's directory (see module docstring). `close()` removes it."""
+
+    def __init__(self, submission_parent: Path, options: Options | None = None) -> None:
+        self.options = options or Options()
+        self.namespaces = namespaces_available() if self.options.namespaces is None \
+            else self.options.namespaces
+        self.uid = NOBODY if self.isolation != "process-group" else None
+        # $TMPDIR, unless it is inside the kit, or uid 65534 must walk to the sandbox by its real
+        # path (no namespaces) and $TMPDIR's parents may be closed to it.
+        base = tempfile.gettempdir()
+        hidden = [str(KIT_ROOT), "/root", "/autograder", os.path.expanduser("~")]
+        if any((os.path.realpath(base) + "/").startswith(h.rstrip("/") + "/") for h in hidden) \
+                or (self.uid is not None and not self.namespaces):
+            base = "/tmp"
+        self.root = Path(tempfile.mkdtemp(prefix="bpe-kit-", dir=base))
+        self.view = VIEW_ROOT if self.namespaces else str(self.root)
+        # Workers all run as uid 65534, so each sandbox gets its own group: a worker can enter its
+        # own sandbox and no other (say, the reference's, graded in the same run).
+        self.gid = secrets.randbelow(1 << 20) + (1 << 20) if self.uid is not None else None
+        if self.gid is not None:
+            os.chown(self.root, 0, self.gid)
+            os.chmod(self.root, 0o750)
+        else:
+            os.chmod(self.root, 0o755)
+        self._inputs: dict[tuple, str] = {}
+        self._scratch_count = 0
+        try:
+            self._build(Path(submission_parent))
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def isolation(self) -> str:
+        return isolation_level(self.namespaces, self.options.unprivileged)
+
+    def _build(self, parent: Path) -> None:
+        runtime = self.root / "runtime"
+        pkg = runtime / "kitworker"
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").write_text('"""The grader\'s worker runtime (a sandbox copy)."""\n')
+        for name in ("wire.py", "worker.py"):
+            shutil.copyfile(GRADER_DIR / name, pkg / name)
+        spec = importlib.util.find_spec("regex")
+        if spec is not None and spec.submodule_search_locations:
+            _copy_readonly(Path(list(spec.submodule_search_locations)[0]), runtime / "lib" / "regex")
+        else:
+            (runtime / "lib").mkdir()
+        _seal(runtime)
+        copy_submission(parent, self.root / "submission")
+        (self.root / "inputs").mkdir(mode=0o755)
+        (self.root / ".stage").mkdir(mode=0o700)
+
+    # -- paths ------------------------------------------------------------------------------
+    def to_view(self, real: Path) -> str:
+        return self.view + "/" + str(Path(real).relative_to(self.root)) if self.namespaces else str(real)
+
+    def copy_input(self, path: Path) -> str:
+        """Copy a trusted input file (or folder) in, read-only, once per session; its view path."""
+        path = Path(path)
+        st = path.stat()
+        key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+        if key not in self._inputs:
+            slot = self.root / "inputs" / str(len(self._inputs))
+            slot.mkdir()
+            _copy_readonly(path, slot / path.name)
+            os.chmod(slot, 0o555)
+            self._inputs[key] = self.to_view(slot / path.name)
+        return self._inputs[key]
+
+    def new_scratch(self) -> Path:
+        self._scratch_count += 1
+        scratch = self.root / f"scratch-{self._scratch_count}"
+        scratch.mkdir(mode=0o700)
+        if self.uid is not None:
+            os.chown(scratch, self.uid, self.gid)
+        return scratch
+
+    # -- starting a worker -----------------------------------------------------------------------
+    def mount_plan(self, scratch: Path) -> list[list[str]]:
+        """Mount steps the worker runs as root inside its fresh mount namespace (worker.apply_mounts)."""
+        prefix = os.path.realpath(sys.base_prefix)
+        stage_py = self.root / ".stage" / "py"
+        stage_py.mkdir(exist_ok=True)
+        hides = ["/root", str(KIT_ROOT), "/autograder", os.path.expanduser("~"), *map(str, self.options.hide)]
+        hides = sorted({os.path.realpath(h) for h in hides if os.path.isdir(h)} - {"/"})
+        # Never cover the sandbox itself; a folder inside another hidden one is hidden already.
+        hides = [h for h in hides if not str(self.root).startswith(h + "/")
+                 and not any(h.startswith(o + "/") for o in hides)]
+        steps = [["bind", prefix, str(stage_py), "ro"]]
+        steps += [["tmpfs", h, "mode=0755,size=1m"] for h in hides]
+        if any((prefix + "/").startswith(h + "/") for h in hides):
+            steps += [["mkdir", prefix], ["bind", str(stage_py), prefix, "ro"]]
+        # The sandbox moves to a fixed path under a private /tmp (staged through the new /root).
+        # The scratch dir is a size-capped tmpfs private to the worker (the trusted side reads it
+        # through /proc/<pid>/root), so a submission cannot fill the host's disk.
+        steps += [["mkdir", "/root/.sandbox"], ["bind", str(self.root), "/root/.sandbox", "ro"],
+                  ["tmpfs", "/tmp", "mode=1777,size=64m"],
+                  ["mkdir", VIEW_ROOT], ["bind", "/root/.sandbox", VIEW_ROOT, "ro"],
+                  ["tmpfs", self.to_view(scratch), f"mode=0700,uid={NOBODY},gid={self.gid},size={SCRATCH_SIZE}"]]
+        steps += [["tmpfs", d, "mode=1777,size=16m"] for d in ("/dev/shm", "/var/tmp") if os.path.isdir(d)]
+        steps += [["tmpfs", "/proc", "mode=0555,size=16k"]]
+        return steps
+
+    def command(self, scratch: Path, token: str, fds: tuple[int, int]) -> tuple[list[str], dict[str, str]]:
+        """argv and environment of a worker using `scratch` as its writable directory."""
+        runtime = self.to_view(self.root / "runtime")
+        config = {
+            "submission": self.to_view(self.root / "submission"),
+            "lib": runtime + "/lib",
+            "scratch": self.to_view(scratch),
+            "fds": list(fds),
+            "mounts": self.mount_plan(scratch) if self.namespaces else [],
+            "uid": self.uid,
+            "gid": self.gid,
+            "rlimits": self.options.limits.rlimits(0 if self.namespaces else _processes_of(self.uid)),
+        }
+        # Before the mounts, the runtime is read from its real path; after, nothing else is.
+        boot = (f"import sys; sys.path.insert(0, {str(self.root / 'runtime')!r}); "
+                "from kitworker.worker import main; main(sys.argv)")
+        # Not a venv shim: venvs live in hidden dirs. Namespaces re-expose the grader's interpreter.
+        python = os.path.realpath(sys._base_executable)
+        if not self.namespaces and self.uid is not None:
+            python = unprivileged_python()
+        argv = [python, "-S", "-s", "-P", "-B", "-c", boot, json.dumps(config)]
+        if self.namespaces:
+            argv = ["unshare", "--pid", "--fork", "--mount", "--net", "--kill-child", "--", *argv]
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": config["scratch"],
+               "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
+               "PYTHONIOENCODING": "utf-8", "BPE_KIT_WORKER": token}
+        return argv, env
+
+    def close(self) -> None:
+        def unlock(path):
+            for dirpath, _, _ in os.walk(path):
+                try:
+                    os.chmod(dirpath, 0o755)
+                except OSError:
+                    pass
+        unlock(self.root)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _processes_of(uid: int | None) -> int:
+    """RLIMIT_NPROC counts every process of the uid: leave room for those already running."""
+    uid, count = os.getuid() if uid is None else uid, 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                count += entry.stat().st_uid == uid
+            except OSError:
+                pass
+    return count

@@ -1,0 +1,53 @@
+"""From per-test records (grader/outcome.py) and the rubric to scored, numbered results."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rubric import Entry, RubricError, number_key
+
+
+@dataclass
+class Scored:
+    entry: Entry
+    status: str  # passed | failed | not implemented | skipped | not run
+    score: float
+    feedback: str
+    output: str
+    duration: float
+
+
+def score(entries: list[Entry], records: list[dict], *, partial_run: bool = False,
+          allow_unlisted: bool = False) -> list[Scored]:
+    """All-or-nothing points per rubric entry (every case of a parametrized test must pass).
+
+    A collected test missing from the rubric is an error (the rubric must say what it is worth);
+    an entry whose test did not run scores 0, except in a partial run (`--tests`), where it is left
+    out."""
+    unlisted = [r["nodeid"] for r in records if not any(e.covers(r["nodeid"]) for e in entries)]
+    if unlisted and not allow_unlisted:
+        raise RubricError(f"the rubric has no entry for {unlisted[0]}"
+                          + (f" (and {len(unlisted) - 1} more)" if len(unlisted) > 1 else ""))
+    results = []
+    for entry in sorted(entries, key=lambda e: number_key(e.number)):
+        mine = [r for r in records if entry.covers(r["nodeid"])]
+        if not mine:
+            if not partial_run:
+                results.append(Scored(entry, "not run", 0, "This test did not run.", "", 0.0))
+            continue
+        bad = [r for r in mine if r["status"] != "passed"]
+        duration = sum(r["duration"] for r in mine)
+        output = "".join(r["output"] for r in mine)
+        if not bad:
+            notes = "\n".join(r["feedback"] for r in mine if r["feedback"])
+            results.append(Scored(entry, "passed", entry.points, notes, output, duration))
+            continue
+        first = bad[0]
+        feedback = first["feedback"]
+        if len(mine) > 1:
+            case = first["nodeid"][len(entry.id):]
+            feedback = f"{len(bad)} of {len(mine)} cases failed; first: {case}\n{feedback}"
+        status = "not implemented" if all(r["status"] == "not implemented" for r in bad) else first["status"]
+        if status == "skipped":
+            status = "failed"
+        results.append(Scored(entry, status, 0, feedback, output, duration))
+    return results

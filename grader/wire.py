@@ -1,0 +1,198 @@
+"""The wire format between the trusted grader and the worker: one JSON object per line.
+
+Never pickle: unpickling runs code chosen by whoever wrote the bytes. JSON carries only plain
+values; what JSON lacks is spelled with one-key tag objects, so every JSON object on the wire is a
+tag and nothing is ambiguous:
+
+    {"t": [...]}            tuple               {"b": "base64"}        bytes
+    {"d": [[k, v], ...]}    dict (any keys)     {"f": "nan"}           nan / inf / -inf
+    {"h": [id, "Class"]}    remote object       {"c": "name"}          a callable, call it by name
+    {"i": [...]}            an iterator (trusted -> worker only)
+    {"o": ["type", "repr"]} a value of a type the wire does not carry (shown, never equal)
+
+`decode` is the trusted side's gate: it builds EXACT builtin types only (a submission cannot send
+an object whose `__eq__` lies, a dict subclass, or a str with a hash trick), and refuses replies that
+are too large or too deep. This module is stdlib-only: it is copied into the sandbox for the worker.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import math
+
+MAX_LINE = 64 * 1024 * 1024
+MAX_DEPTH = 48
+
+
+class WireError(ValueError):
+    """A message that is not valid under this format (or breaks its size/depth caps)."""
+
+
+# ---------------------------------------------------------------------------------------- encoding
+def encode(value, *, handle=None, depth: int = 0):
+    """A JSON-ready structure for `value`. `handle(obj)` turns other objects into a tag (or None)."""
+    if depth > MAX_DEPTH:
+        raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else {"f": repr(value)}
+    if kind is list:
+        return [encode(v, handle=handle, depth=depth + 1) for v in value]
+    if kind is tuple:
+        return {"t": [encode(v, handle=handle, depth=depth + 1) for v in value]}
+    if kind is bytes:
+        return {"b": base64.b64encode(value).decode("ascii")}
+    if kind is dict:
+        return {"d": [[encode(k, handle=handle, depth=depth + 1), encode(v, handle=handle, depth=depth + 1)]
+                      for k, v in value.items()]}
+    if handle is not None:
+        tag = handle(value)
+        if tag is not None:
+            return tag
+    return _encode_subclass(value, handle, depth)
+
+
+def _encode_subclass(value, handle, depth):
+    """Subclasses of builtins travel as the builtin they extend, read through the builtin's methods."""
+    if isinstance(value, bool):
+        return bool.__bool__(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return encode(float.__float__(value))
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"b": base64.b64encode(memoryview(value)).decode("ascii")}
+    if isinstance(value, dict):
+        return encode({k: v for k, v in dict.items(value)}, handle=handle, depth=depth)
+    if isinstance(value, list):
+        return encode(list(list.__iter__(value)), handle=handle, depth=depth)
+    if isinstance(value, tuple):
+        return encode(tuple(tuple.__iter__(value)), handle=handle, depth=depth)
+    try:
+        shown = object.__repr__(value) if type(value).__repr__ is object.__repr__ else repr(value)
+    except BaseException:  # a repr that fails is still a value we must report
+        shown = object.__repr__(value)
+    return {"o": [type(value).__name__, shown[:300]]}
+
+
+def dumps(message) -> bytes:
+    """One wire line (ASCII, newline-terminated) for an already-encoded message."""
+    return json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
+
+
+# ---------------------------------------------------------------------------------------- decoding
+class Opaque:
+    """A value of a type the wire does not carry: it shows what it was and equals nothing else."""
+
+    __slots__ = ("type_name", "shown")
+
+    def __init__(self, type_name: str, shown: str) -> None:
+        self.type_name, self.shown = type_name, shown
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"<a {self.type_name}: {self.shown}>"
+
+
+def _reject_constant(name):
+    raise WireError(f"bare {name} is not allowed on the wire")
+
+
+def loads(line: bytes):
+    """Parse one line into raw JSON (objects as lists of pairs), enforcing the size cap."""
+    if len(line) > MAX_LINE:
+        raise WireError(f"message of {len(line)} bytes is over the {MAX_LINE}-byte limit")
+    try:
+        return json.loads(line, object_pairs_hook=_Pairs, parse_constant=_reject_constant)
+    except RecursionError:
+        raise WireError("message nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as e:  # JSONDecodeError, huge int literal
+        raise WireError(f"malformed message: {e}") from None
+
+
+class _Pairs(list):
+    """A raw JSON object (kept as its key/value pairs until `decode` checks it)."""
+
+
+def decode(raw, *, handle=None, depth: int = 0):
+    """Exact builtin values from raw JSON. `handle(id, cls)` builds remote-object proxies."""
+    if depth > MAX_DEPTH:
+        raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
+    kind = type(raw)
+    if raw is None or kind is bool or kind is str or kind is int:
+        return raw
+    if kind is float:
+        return raw
+    if kind is list:
+        return [decode(v, handle=handle, depth=depth + 1) for v in raw]
+    if kind is not _Pairs or len(raw) != 1:
+        raise WireError("a JSON object on the wire must be a single-key tag")
+    (tag, body), = raw
+    if tag == "t" and type(body) is list:
+        return tuple(decode(v, handle=handle, depth=depth + 1) for v in body)
+    if tag == "b" and type(body) is str:
+        try:
+            return base64.b64decode(body.encode("ascii"), validate=True)
+        except (ValueError, UnicodeEncodeError):
+            raise WireError("bad base64 in a bytes value") from None
+    if tag == "d" and type(body) is list:
+        out = {}
+        for pair in body:
+            if type(pair) is not list or len(pair) != 2:
+                raise WireError("dict items must be [key, value] pairs")
+            key = decode(pair[0], handle=None, depth=depth + 1)
+            try:
+                hash(key)
+            except TypeError:
+                raise WireError(f"unhashable dict key of type {type(key).__name__}") from None
+            out[key] = decode(pair[1], handle=handle, depth=depth + 1)
+        return out
+    if tag == "f" and body in ("nan", "inf", "-inf"):
+        return float(body)
+    if tag == "o" and type(body) is list and len(body) == 2 and all(type(x) is str for x in body):
+        return Opaque(body[0][:100], body[1][:300])
+    if tag == "h" and handle is not None and type(body) is list and len(body) == 2 \
+            and type(body[0]) is int and type(body[1]) is str:
+        return handle(body[0], body[1][:100])
+    if tag == "c" and handle is not None and type(body) is str:
+        return handle(None, body[:100])
+    raise WireError(f"unknown or malformed tag {tag!r}")
+
+
+def envelope(raw) -> dict:
+    """The top level of a message: an object with distinct string keys (its values stay raw)."""
+    if type(raw) is not _Pairs:
+        raise WireError("a message must be a JSON object")
+    out = {}
+    for key, value in raw:
+        if type(key) is not str or key in out:
+            raise WireError("a message must have distinct string keys")
+        out[key] = value
+    return out
+
+
+def decode_plain(raw, resolve=None):
+    """Worker-side decoding of trusted requests: same tags, plus iterators and object references."""
+    if type(raw) is list:
+        return [decode_plain(v, resolve) for v in raw]
+    if type(raw) is _Pairs and len(raw) == 1:
+        tag, body = raw[0]
+        if tag == "i":
+            return iter([decode_plain(v, resolve) for v in body])
+        if tag == "t":
+            return tuple(decode_plain(v, resolve) for v in body)
+        if tag == "d":
+            return {decode_plain(k, resolve): decode_plain(v, resolve) for k, v in body}
+        if tag == "h" and resolve is not None:
+            return resolve(body[0])
+    return decode(raw)

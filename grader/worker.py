@@ -1,0 +1,216 @@
+"""The sandboxed worker: the only process that ever imports the submission.
+
+Started by grader/remote.py as `python -S -s -P -B -c <boot>` with a scrubbed environment; stdlib
+only, because this file and wire.py are copied into the sandbox and run there. Before the student's
+code exists it (1) hides the kit behind tmpfs mounts when it runs as root in fresh namespaces,
+(2) sets rlimits, (3) drops to an unprivileged uid. Then it serves requests, one JSON line each, on
+the pipe fds named in its config; stdout/stderr belong to the student's prints.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import traceback
+
+from . import wire
+
+BATCH = 8192
+
+
+# ------------------------------------------------------------------------------------ isolation
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None) -> None:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
+    if libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"mount {source} on {target}: {os.strerror(errno)}")
+
+
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND = 1, 2, 4, 32, 4096
+
+
+def apply_mounts(steps: list[list[str]]) -> None:
+    """Run the mount plan computed by the trusted side (see remote.mount_plan)."""
+    for op, *args in steps:
+        if op == "mkdir":
+            os.makedirs(args[0], exist_ok=True)
+        elif op == "tmpfs":
+            _mount("tmpfs", args[0], "tmpfs", _MS_NOSUID | _MS_NODEV, args[1])
+        elif op == "bind":  # ["bind", source, target, "ro" | "rw"]
+            _mount(args[0], args[1], None, _MS_BIND, None)
+            ro = _MS_RDONLY if args[2] == "ro" else 0
+            _mount(None, args[1], None, _MS_BIND | _MS_REMOUNT | ro | _MS_NOSUID | _MS_NODEV, None)
+        else:
+            raise ValueError(f"unknown mount step {op!r}")
+
+
+def confine(config: dict) -> None:
+    try:
+        os.setsid()  # its own session and process group (already so unless under unshare)
+    except OSError:
+        pass
+    apply_mounts(config.get("mounts", []))
+    for name, (soft, hard) in config.get("rlimits", {}).items():
+        resource.setrlimit(getattr(resource, name), (soft, hard))
+    uid = config.get("uid")
+    if uid is not None:
+        os.setgroups([])
+        os.setgid(config["gid"])
+        os.setuid(uid)
+        # Changing uid cleared the "die with the parent" signal `unshare --kill-child` set: renew
+        # it, so a grader killed outright still takes this namespace (and all in it) down.
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    os.chdir(config["scratch"])
+
+
+# ------------------------------------------------------------------------------------ serving
+class Worker:
+    def __init__(self, config: dict, rfile, wfile) -> None:
+        self.config, self.rfile, self.wfile = config, rfile, wfile
+        self.module = None
+        self.objects: dict[int, object] = {}
+        self.next_id = 1
+        self.submission = os.path.realpath(config["submission"]) + os.sep
+
+    # -- the submission ------------------------------------------------------------------
+    def bpe(self):
+        if self.module is None:
+            sys.path.insert(0, self.config["submission"])
+            try:
+                import bpe  # noqa: F401  (the student's package, from the sandbox copy)
+
+                self.module = sys.modules["bpe"]
+            finally:
+                sys.path.remove(self.config["submission"])
+        return self.module
+
+    def handle(self, value):
+        """Objects that are not data travel as handles: the trusted side calls back through them."""
+        if isinstance(value, (int, float, str, bytes, bytearray, dict, list, tuple)):
+            return None
+        module = getattr(type(value), "__module__", "") or ""
+        if module == "bpe" or module.startswith("bpe.") or hasattr(type(value), "__next__"):
+            self.objects[self.next_id] = value
+            self.next_id += 1
+            return {"h": [self.next_id - 1, type(value).__name__]}
+        return None
+
+    def target(self, ref):
+        return self.bpe() if ref == 0 else self.objects[ref]
+
+    # -- operations ------------------------------------------------------------------------
+    def op_getattr(self, msg):
+        value = getattr(self.target(msg["target"]), msg["name"])
+        if callable(value) and not hasattr(type(value), "__next__"):
+            return {"c": msg["name"]}
+        return wire.encode(value, handle=self.handle)
+
+    def op_call(self, msg):
+        fn = self.target(msg["target"])
+        for name in msg["path"]:
+            fn = getattr(fn, name)
+        args = wire.decode_plain(msg["args"], self.objects.__getitem__)
+        kwargs = wire.decode_plain(msg["kwargs"], self.objects.__getitem__)
+        return wire.encode(fn(*args, **kwargs), handle=self.handle)
+
+    def op_next(self, msg):
+        it, items, done = self.objects[msg["target"]], [], False
+        for _ in range(msg["n"]):
+            try:
+                items.append(next(it))
+            except StopIteration:
+                done = True
+                break
+        return {"t": [wire.encode(items, handle=self.handle), done]}
+
+    def op_stream(self, msg):
+        """encode_iterable over a file read lazily; ids leave in batches so none pile up here."""
+        tok = self.objects[msg["target"]]
+        count, batch = 0, []
+        with open(msg["path"], encoding="utf-8", newline="") as f:
+            chunks = iter(lambda: f.read(msg["chunk"]), "")
+            for i in tok.encode_iterable(chunks):
+                batch.append(i)
+                if len(batch) >= BATCH:
+                    self.send({"id": msg["id"], "batch": wire.encode(batch)})
+                    count += len(batch)
+                    batch = []
+        if batch:
+            self.send({"id": msg["id"], "batch": wire.encode(batch)})
+            count += len(batch)
+        return count
+
+    # -- the loop ----------------------------------------------------------------------------
+    def send(self, message) -> None:
+        self.wfile.write(wire.dumps(message))
+        self.wfile.flush()
+
+    def serve(self) -> None:
+        self.send({"ready": True})
+        try:  # import now, while the trusted side has not asked anything yet (a spare worker)
+            self.bpe()
+        except BaseException:  # noqa: B036  the first request imports again and reports it
+            pass
+        for line in self.rfile:
+            msg = wire.envelope(wire.loads(line))
+            if msg["op"] == "exit":
+                return
+            try:
+                result = getattr(self, "op_" + msg["op"])(msg)
+                line = wire.dumps({"id": msg["id"], "ok": result})
+            except wire.WireError as exc:  # raised while encoding what the student returned
+                line = wire.dumps({"id": msg["id"], "bad": str(exc)})
+            except Exception as exc:  # the student's exception, reported; the worker lives on
+                try:
+                    info = self.describe(exc)
+                except Exception:  # an exception too strange to describe is still reported
+                    info = {"type": "Exception", "mro": [], "message": "(an exception that cannot "
+                            "be described)", "traceback": ""}
+                line = wire.dumps({"id": msg["id"], "err": wire.encode(info)})
+            except BaseException as exc:  # SystemExit, KeyboardInterrupt...: this worker is done
+                self.send({"id": msg["id"], "fatal": f"{type(exc).__name__}: {_safe_str(exc)}"})
+                os._exit(70)
+            self.wfile.write(line)
+            self.wfile.flush()
+
+    def describe(self, exc: BaseException) -> dict:
+        mro = [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__]
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if os.path.realpath(f.filename).startswith(self.submission)]
+        lines = []
+        for f in frames:
+            rel = os.path.relpath(os.path.realpath(f.filename), self.submission)
+            lines.append(f'  File "{rel}", line {f.lineno}, in {f.name}')
+            if f.line:
+                lines.append(f"    {f.line.strip()}")
+        if isinstance(exc, SyntaxError) and exc.filename and \
+                os.path.realpath(exc.filename).startswith(self.submission):
+            rel = os.path.relpath(os.path.realpath(exc.filename), self.submission)
+            lines.append(f'  File "{rel}", line {exc.lineno}')
+            if exc.text:
+                lines.append(f"    {exc.text.strip()}")
+        return {"type": type(exc).__name__, "mro": mro, "message": _safe_str(exc)[:4000],
+                "traceback": "\n".join(lines)[:8000]}
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except BaseException:
+        return f"<the {type(exc).__name__} could not be printed>"
+
+
+def main(argv: list[str]) -> None:
+    config = json.loads(argv[1])
+    confine(config)
+    sys.path.append(config["lib"])
+    rfile = os.fdopen(config["fds"][0], "rb")
+    wfile = os.fdopen(config["fds"][1], "wb")
+    Worker(config, rfile, wfile).serve()

@@ -1,0 +1,62 @@
+"""Run a command that may execute hostile code: inside a fresh PID namespace, under prlimit caps.
+
+Shared by the kit's tests (grader, catalogue, ...). The rule: any test that runs a hostile
+submission (fork bomb, kill(-1), memory bomb, daemons...) goes through `run_sandboxed`, on top of
+the grader's own sandbox. When the namespace cannot be made (not root, no unshare), the test is
+skipped rather than run unprotected.
+
+    from sandboxed import run_sandboxed, grade_sandboxed, PYTHON, KIT_ROOT
+    proc = grade_sandboxed(submission_dir, out_dir, tests_dir=..., rubric=...)
+    proc.returncode, proc.stdout, json.loads((out_dir / "results.json").read_text())
+"""
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KIT_ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+NPROC = 200
+MEMORY_BYTES = 8_000_000_000
+
+
+@functools.lru_cache(maxsize=1)
+def can_sandbox() -> bool:
+    """Root and a working `unshare --pid --fork --mount-proc`."""
+    if os.geteuid() != 0 or not shutil.which("unshare") or not shutil.which("prlimit"):
+        return False
+    probe = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True)
+    return probe.returncode == 0
+
+
+def run_sandboxed(argv: list[str], *, timeout: float = 300, cwd: Path | None = None,
+                  env: dict[str, str] | None = None, nproc: int = NPROC,
+                  memory_bytes: int = MEMORY_BYTES) -> subprocess.CompletedProcess:
+    """`argv` in a new PID namespace (every process it leaves behind dies with it), with
+    prlimit caps on processes and address space; text output captured. Skips if impossible."""
+    if not can_sandbox():
+        pytest.skip("needs root and unshare to run hostile code safely")
+    wrapped = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child",
+               "prlimit", f"--nproc={nproc}", f"--as={memory_bytes}", "--", *map(str, argv)]
+    full_env = dict(os.environ if env is None else env)
+    full_env.setdefault("PYTHONPATH", str(KIT_ROOT))
+    return subprocess.run(wrapped, cwd=cwd or KIT_ROOT, env=full_env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def grade_sandboxed(submission: Path, out: Path, *, tests_dir: Path | None = None,
+                    rubric: Path | None = None, extra: list[str] = (), timeout: float = 300
+                    ) -> subprocess.CompletedProcess:
+    """`python -m grader grade SUBMISSION --out OUT [...]` through `run_sandboxed`."""
+    argv = [PYTHON, "-m", "grader", "grade", str(submission), "--out", str(out)]
+    if tests_dir is not None:
+        argv += ["--tests-dir", str(tests_dir)]
+    if rubric is not None:
+        argv += ["--rubric", str(rubric)]
+    return run_sandboxed([*argv, *extra], timeout=timeout)

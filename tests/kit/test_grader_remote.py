@@ -1,0 +1,228 @@
+"""The sandboxed `bpe` proxy against a small honest submission: values, handles, paths, kit helpers,
+and the confinement the worker runs under."""
+from __future__ import annotations
+
+import resource
+
+import pytest
+
+from grader import remote
+from grader.sandbox import KIT_ROOT, namespaces_available
+from grader_toys import HONEST, write_submission
+
+PROBES = HONEST + '''
+def probe():
+    import sys
+    limits = {n: resource.getrlimit(getattr(resource, n)) for n in
+              ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE")}
+    def visible(path):
+        try:
+            return sorted(os.listdir(path))
+        except OSError:
+            return None
+    return {"uid": os.getuid(), "limits": limits, "env": dict(os.environ), "cwd": os.getcwd(),
+            "kit": visible(KIT), "proc": visible("/proc"), "sid": os.getsid(0) == os.getpid(),
+            "site": "site" in sys.modules or "sitecustomize" in sys.modules,
+            "planted": "planted" in sys.modules, "path": list(sys.path)}
+
+KIT = {kit!r}
+
+def touch(path):
+    with open(path, "w") as f:
+        f.write("changed")
+
+def read(path):
+    with open(path) as f:
+        return path, f.read()
+
+def busy(n):
+    return sum(i * i for i in range(n))
+
+def busy_in_child(n):
+    pid = os.fork()
+    if pid == 0:
+        busy(n)
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+def nap(seconds):
+    time.sleep(seconds)
+
+class Slurper(CharBPE):
+    def encode_iterable(self, chunks):
+        text = "".join(chunks)
+        yield len(text)
+
+def slurper():
+    return Slurper(["a"], [])
+
+def symlink_out(scratch_name):
+    os.symlink("/etc/hostname", scratch_name)
+
+def big_file(name, size):
+    with open(name, "w") as f:
+        f.write("x" * size)
+'''.replace("{kit!r}", repr(str(KIT_ROOT)))
+
+
+@pytest.fixture(scope="module")
+def bpe(tmp_path_factory):
+    root = write_submission(tmp_path_factory.mktemp("sub"), PROBES,
+                            extra={"sitecustomize.py": "raise SystemExit(9)\n",
+                                   "usercustomize.py": "raise SystemExit(9)\n",
+                                   "planted.py": "X = 1\n", "conftest.py": "raise SystemExit(9)\n"})
+    with remote.connect(root) as proxy:
+        yield proxy
+
+
+def test_values_come_back_as_exact_builtins_and_objects_as_handles(bpe):
+    tok = bpe.CharBPE.train("abcab", 0)
+    assert isinstance(tok, remote.RemoteHandle)
+    assert type(tok.vocab) is list and tok.vocab == ["\ufffd", "a", "b", "c"]
+    ids = tok.encode("cab?")
+    assert type(ids) is list and ids == [3, 1, 2, 0] and all(type(i) is int for i in ids)
+    assert tok.decode(ids) == "cab\ufffd"
+    assert bpe.merge([1, 1, 1], (1, 1), 9) == [9, 1]
+    assert bpe.CharBPE(["a", "b"], [[[0, 1], 2]]).merges == [[[0, 1], 2]]
+
+
+def test_student_exceptions_are_catchable_as_builtins(bpe):
+    tok = bpe.CharBPE.train("ab", 0)
+    with pytest.raises(ValueError, match="unknown id 99") as info:
+        tok.decode([99])
+    assert isinstance(info.value, remote.RemoteError)
+    assert 'bpe/__init__.py", line' in info.value.student_traceback
+    assert "grader" not in info.value.student_traceback
+    with pytest.raises(TypeError):
+        bpe.CharBPE.train(b"bytes", 1)
+    with pytest.raises(NotImplementedError):
+        bpe.train_bpe("x.txt", 300, [])
+
+
+def test_iterables_go_in_lazily_and_generators_come_back_lazily(bpe):
+    tok = bpe.CharBPE.train("ab", 0)
+    out = tok.encode_iterable(c for c in ["ab", "cde", ""])
+    assert isinstance(out, remote.RemoteHandle)
+    assert list(out) == [2, 3, 0]
+
+
+def test_worker_is_confined(bpe):
+    info = bpe.probe()
+    assert info["limits"]["RLIMIT_AS"][0] == 4 * 1024**3
+    assert info["limits"]["RLIMIT_CORE"] == [0, 0] or info["limits"]["RLIMIT_CORE"] == (0, 0)
+    for name in ("RLIMIT_CPU", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_NOFILE"):
+        assert info["limits"][name][0] != resource.RLIM_INFINITY
+    assert info["env"]["PYTHONHASHSEED"] == "0" and info["env"]["LANG"] == "C.UTF-8"
+    assert "PYTHONPATH" not in info["env"]
+    assert not info["site"] and not info["planted"]  # planted sitecustomize/conftest did nothing
+    assert info["sid"]  # own session and process group
+    assert not any("site-packages" in p for p in info["path"])
+    if namespaces_available():
+        assert info["uid"] == 65534
+        assert info["kit"] == []  # the kit (solution/, hidden tests, fixtures) is covered
+        assert info["proc"] == []
+        assert info["cwd"].startswith("/tmp/bpe-kit/")
+
+
+def test_path_arguments_are_copied_in_read_only(bpe, tmp_path):
+    src = tmp_path / "corpus.txt"
+    src.write_text("hello")
+    path, text = bpe.read(src)
+    assert text == "hello" and path != str(src) and path.endswith("/corpus.txt")
+    if namespaces_available():  # read-only mount, and an unprivileged uid
+        with pytest.raises(OSError, match="Read-only|Permission"):
+            bpe.touch(src)
+    assert src.read_text() == "hello"
+    with pytest.raises(FileNotFoundError):
+        bpe.read(str(tmp_path / "missing.txt"))  # str paths pass through unchanged
+
+
+def test_outputs_are_read_back_capped_and_without_following_links(bpe):
+    bpe.big_file(bpe.kit.outpath("small.txt"), 10)
+    assert bpe.kit.read_output("small.txt") == b"x" * 10
+    with pytest.raises(ValueError, match="larger"):
+        bpe.kit.read_output("small.txt", max_bytes=5)
+    bpe.symlink_out(bpe.kit.outpath("link"))
+    with pytest.raises(OSError):
+        bpe.kit.read_output("link")
+    with pytest.raises(ValueError):
+        bpe.kit.outpath("../escape")
+
+
+def test_last_call_measures_the_workers_cpu_not_wall_time(bpe):
+    """CPU seconds barely depend on machine load; the sleeping call uses almost none."""
+    bpe.busy(3_000_000)
+    busy = bpe.kit.last_call
+    bpe.nap(0.3)
+    nap = bpe.kit.last_call
+    assert busy.cpu_s >= 0.05 and busy.wall_s >= busy.cpu_s * 0.9
+    assert nap.wall_s >= 0.3 and nap.cpu_s < busy.cpu_s / 3
+
+
+def test_streaming_memory_detects_reading_everything_at_once(bpe, tmp_path):
+    big = tmp_path / "big.txt"
+    big.write_text("abcdefgh" * (40 * 1024 * 1024 // 8))  # 40 MiB
+    lazy = bpe.kit.encode_file_streaming(bpe.CharBPE(["a"], []), big, chunk_chars=65536)
+    greedy = bpe.kit.encode_file_streaming(bpe.slurper(), big, chunk_chars=65536)
+    assert sum(lazy.ids) == sum(greedy.ids) == 40 * 1024 * 1024
+    assert lazy.peak_growth_bytes < 10 * 1024 * 1024
+    assert greedy.peak_growth_bytes > 35 * 1024 * 1024
+
+
+def test_handles_die_with_their_worker(bpe):
+    tok = bpe.CharBPE.train("ab", 0)
+    bpe.kit.restart()
+    with pytest.raises(RuntimeError, match="earlier worker"):
+        tok.encode("a")
+    assert bpe.CharBPE.train("ab", 0).encode("a") == [1]
+
+
+def test_per_call_timeout_kills_and_the_next_call_gets_a_fresh_worker(bpe):
+    with bpe.kit.timeout(0.5):
+        with pytest.raises(remote.CallTimeout):
+            bpe.nap(30)
+    assert bpe.merge([1, 2], (1, 2), 3) == [3]
+
+
+def test_cpu_of_child_processes_is_counted(bpe):
+    bpe.busy(3_000_000)
+    alone = bpe.kit.last_call.cpu_s
+    bpe.busy_in_child(3_000_000)
+    assert bpe.kit.last_call.cpu_s > alone / 2
+
+
+def test_a_package_that_does_not_import_fails_each_call_with_its_error(tmp_path):
+    root = write_submission(tmp_path / "broken", "def merge(:\n")
+    with remote.connect(root) as broken:
+        with pytest.raises(SyntaxError) as info:
+            broken.merge([1], (1, 1), 2)
+    assert 'File "bpe/__init__.py", line 1' in info.value.student_traceback
+    assert "def merge(:" in info.value.student_traceback
+
+
+def test_scratch_space_is_capped(bpe):
+    if not namespaces_available():
+        pytest.skip("the scratch cap needs namespaces")
+    with pytest.raises(OSError, match="No space"):
+        bpe.big_file(bpe.kit.outpath("huge.txt"), 80 * 1024 * 1024)
+
+
+def test_without_namespaces_a_worker_cannot_read_another_sandbox(tmp_path):
+    """Uid-only isolation (root without namespaces): every worker is uid 65534, so sandboxes are
+    kept apart by a group of their own."""
+    from grader.sandbox import Options, uid_drop_available
+
+    if not uid_drop_available():
+        pytest.skip("needs root and an interpreter uid 65534 can run")
+    other = write_submission(tmp_path / "other", "SECRET = 1\n")
+    mine = write_submission(tmp_path / "mine", PROBES + "\nimport regex\n")
+    with remote.connect(other, namespaces=False) as theirs, \
+            remote.connect(mine, namespaces=False) as me:
+        assert me.kit.isolation == "uid"
+        assert theirs.SECRET == 1
+        assert me.probe()["uid"] == 65534
+        secret = theirs._session.sandbox.root / "submission" / "bpe" / "__init__.py"
+        with pytest.raises(PermissionError):
+            me.read(str(secret))
+        path, text = me.read(tmp_path / "mine" / "bpe" / "__init__.py")  # its own inputs: fine
+        assert "def probe" in text
