@@ -1,0 +1,183 @@
+"""Speed budgets for the efficiency gates, calibrated on this machine in this run.
+
+A fixed number of seconds would pass a slow submission on a fast machine and fail a good one on a
+busy grader. So every budget is a multiple of something measured right now, the same way:
+- with the reference solution present (the instructor's kit, the grading image): its own time on
+  the very same workload, in its own sandboxed worker;
+- without it (the student handout): a built-in yardstick workload timed in this process, scaled by
+  the reference/yardstick ratio recorded when the fixtures were generated (calibration.json).
+
+The factors are chosen from measurements of throwaway trainers (see `FACTORS`): a naive trainer
+that recounts every pair at every merge overshoots the training budget by >= 3x, while an
+incremental trainer that finds the max with a plain linear scan meets it with >= 3x to spare.
+An encoder that replays every merge over the whole text overshoots the encode budget by >= 3x.
+Times are CPU seconds of the worker (children included), which a busy machine disturbs far less
+than wall time.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parents[1]
+CALIBRATION_FILE = KIT / "data" / "fixtures" / "calibration.json"
+EOT = "<|endoftext|>"
+
+# Measured on the kit's machine (CPU seconds, reference solution = 1). Re-derive these factors when
+# the reference gets faster or slower: tests/kit/test_suite_graded.py fails when they drift.
+#   training, 1 MB, vocab 1000: reference 1 (0.19 s), incremental counts + linear max 3.2-4.2,
+#     naive recount of all pairs at every merge ~38 (tests/kit/suite_variants.py has both)
+#   encoding, 1 MB, 243 merges: reference 1 (0.19 s), no pre-token cache ~7, replay all merges ~53
+FACTORS = {"train": 12.0, "encode": 15.0}
+ABORT_AT = 2.0  # a run still going at ABORT_AT x its budget is stopped: it cannot pass anyway
+
+TRAIN_CORPUS = ("mixed", 1_000_000, 101)  # data.corpus.generate_text(kind, n_bytes, seed)
+TRAIN_VOCAB_SIZE = 1000
+ENCODE_TEXT = ("mixed", 1_000_000, 31)
+STREAM_FILE = ("mixed", 4_000_000, 1)
+ENCODE_TRAIN_CASE = "generated_500"  # tokenizer: this public fixture's vocab and merges, + EOT
+YARDSTICK_TEXT = ("en", 400_000, 3)
+YARDSTICK_VOCAB_SIZE = 360
+
+
+@dataclass(frozen=True)
+class Budget:
+    seconds: float
+    basis: str  # one sentence for the student: where the number comes from
+
+    @property
+    def abort_after(self) -> float:
+        return self.seconds * ABORT_AT
+
+
+def generated(spec: tuple[str, int, int]) -> str:
+    from data.corpus import generate_text
+
+    return generate_text(*spec)
+
+
+def write_training_corpus(directory: Path) -> Path:
+    """The ~1 MB training workload as a file (whole documents, so it ends with a special token)."""
+    path = Path(directory) / "speed_corpus_1mb.txt"
+    if not path.exists():
+        path.write_bytes(generated(TRAIN_CORPUS).encode("utf-8"))
+    return path
+
+
+def write_stream_file(directory: Path) -> Path:
+    """The memory gate's multi-MB file (the same stories as data/corpus/train.txt)."""
+    path = Path(directory) / "stream_4mb.txt"
+    if not path.exists():
+        path.write_bytes(generated(STREAM_FILE).encode("utf-8"))
+    return path
+
+
+def encode_tokenizer_parts():
+    from grader.feedback import golden
+
+    case = golden.TrainCase(golden.root("public"), ENCODE_TRAIN_CASE)
+    return case.vocab, case.merges, [EOT]
+
+
+def reference_dir() -> Path | None:
+    """The reference solution's parent folder, when this kit has it (never in the handout)."""
+    return KIT / "solution" if (KIT / "solution" / "bpe" / "__init__.py").is_file() else None
+
+
+def yardstick_seconds(repeat: int = 3) -> float:
+    """CPU time of a fixed pure-Python workload (the trusted trainer), best of `repeat`."""
+    from grader.feedback.trainer import train
+
+    text = generated(YARDSTICK_TEXT)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        train(text, YARDSTICK_VOCAB_SIZE, [EOT])
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def time_training(bpe, corpus: Path) -> float:
+    bpe.train_bpe(Path(corpus), TRAIN_VOCAB_SIZE, [EOT])
+    return bpe.kit.last_call.cpu_s
+
+
+def time_encoding(bpe, tok, text: str) -> float:
+    tok.encode(text)
+    return bpe.kit.last_call.cpu_s
+
+
+def measure_reference(corpus: Path, text: str, repeat: int = 2) -> dict[str, float]:
+    """Best-of-`repeat` CPU seconds of the reference on both workloads, in a sandboxed worker."""
+    from grader import remote
+
+    with remote.connect(reference_dir()) as ref:
+        train_s = min(time_training(ref, corpus) for _ in range(repeat))
+        tok = ref.BPETokenizer(*encode_tokenizer_parts())
+        tok.encode(text[:1000])  # warm-up: the first call pays for imports
+        encode_s = min(time_encoding(ref, tok, text) for _ in range(repeat))
+    return {"train": train_s, "encode": encode_s}
+
+
+_cache: dict[str, Budget] = {}
+
+
+def budgets(scratch: Path) -> dict[str, Budget]:
+    """Both budgets, measured once per grading run (the reference costs about a second)."""
+    from grader.process import GradingAbort
+
+    if _cache:
+        return dict(_cache)
+    measured = None
+    if reference_dir() is not None:
+        try:
+            measured = measure_reference(write_training_corpus(scratch), generated(ENCODE_TEXT))
+        except (Exception, GradingAbort):  # never fail a student because the reference could not run
+            measured = None
+    if measured is not None:
+        for gate, seconds in measured.items():
+            _cache[gate] = Budget(FACTORS[gate] * seconds,
+                                  f"{FACTORS[gate]:g} x the reference solution's {seconds:.2f} s, "
+                                  f"measured on this machine just now")
+    else:
+        ratios = load_ratios()
+        yard = yardstick_seconds()
+        for gate in FACTORS:
+            seconds = yard * ratios[gate]
+            _cache[gate] = Budget(FACTORS[gate] * seconds,
+                                  f"{FACTORS[gate]:g} x the reference solution's estimated {seconds:.2f} s "
+                                  f"on this machine (from a {yard:.2f} s yardstick run just now)")
+    return dict(_cache)
+
+
+def load_ratios() -> dict[str, float]:
+    data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+    return {gate: data[gate]["reference_over_yardstick"] for gate in FACTORS}
+
+
+def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
+    """Measure reference/yardstick ratios and store them (run by `make fixtures`)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        measured = measure_reference(write_training_corpus(Path(tmp)), generated(ENCODE_TEXT), repeat=3)
+    yard = yardstick_seconds(repeat=5)
+    data = {gate: {"reference_cpu_s": round(seconds, 4), "yardstick_cpu_s": round(yard, 4),
+                   "reference_over_yardstick": round(seconds / yard, 4)} for gate, seconds in measured.items()}
+    data["note"] = ("Written by `python -m grader.fixtures` (grader/calibration.py); machine dependent, "
+                    "so not part of the byte-identical fixtures.")
+    out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return data["train"]["reference_over_yardstick"]
+
+
+@contextlib.contextmanager
+def reset():
+    """For tests: forget cached budgets before and after."""
+    _cache.clear()
+    try:
+        yield
+    finally:
+        _cache.clear()

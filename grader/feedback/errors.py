@@ -1,0 +1,17 @@
+"""`expect_error`: like pytest.raises, but the failure says what was called and why it must fail."""
+from __future__ import annotations
+
+
+def expect_error(expected: type[BaseException], call, description: str, why: str) -> BaseException:
+    """Run `call()`; return the exception if it is an `expected`; otherwise fail in plain words."""
+    try:
+        value = call()
+    except expected as error:
+        return error
+    except NotImplementedError:
+        raise  # a stub: reported as "not implemented", not as a wrong exception
+    except Exception as error:  # the student's exception, of another type
+        raise AssertionError(f"{description} should raise {expected.__name__} ({why}), but it raised "
+                             f"{getattr(error, 'remote_type', type(error).__name__)}: {error}") from None
+    raise AssertionError(f"{description} should raise {expected.__name__} ({why}), but it returned "
+                         f"{value!r:.200}")

@@ -1,0 +1,180 @@
+"""A small, slow, obviously correct byte-level BPE trainer, plus the knobs that make it wrong.
+
+The graded suite needs two things from a trainer it can trust: the golden merges (written once by
+`grader.fixtures`) and, when a student's merges differ, a way to ask "which classic mistake gives
+exactly these merges?". Both come from one function, `train`, driven by a `Rules` value: the correct
+rules are `CORRECT`; `grader.feedback.wrong_rules` flips one knob at a time.
+
+The algorithm recounts every pair at every step over the distinct pre-tokens (weighted by how often
+each occurs). That is the simplest thing that can be checked by reading it; it is fast enough for the
+fixture corpora (a few dozen KB).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable
+
+import regex
+
+from grader.feedback.gpt2 import BYTE_TO_UNICODE
+
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+# What a student gets by porting GPT2_PATTERN to the standard `re` module, which has no \p{...}.
+RE_MODULE_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """How to train. Every field has one correct value (see CORRECT)."""
+
+    tie_break: str = "greater_bytes"  # greater_bytes|smaller_bytes|first_seen|greater_str|greater_rendered|lowest_ids
+    specials: str = "split_longest_first"  # split_longest_first|split_given_order|unescaped|not_split|removed
+    pretokenize: str = "regex"  # regex|re|none
+    newlines: str = "raw"  # raw|translated
+
+
+CORRECT = Rules()
+
+
+def split_on_specials(text: str, specials: Iterable[str], how: str = "split_longest_first") -> list[str]:
+    """Split around special tokens; specials are their own pieces. `how` selects the (wrong) variants."""
+    specials = list(dict.fromkeys(specials))
+    if not specials or how == "not_split":
+        return [text] if text else []
+    if how == "removed":
+        for special in sorted(specials, key=len, reverse=True):
+            text = text.replace(special, "")
+        return [text] if text else []
+    if how == "unescaped":
+        pattern = "(" + "|".join(specials) + ")"
+    else:
+        ordered = sorted(specials, key=len, reverse=True) if how == "split_longest_first" else specials
+        pattern = "(" + "|".join(regex.escape(s) for s in ordered) + ")"
+    return [piece for piece in regex.split(pattern, text) if piece]
+
+
+def pretokens(text: str, specials: list[str], rules: Rules = CORRECT) -> Counter:
+    """How often each pre-token (as bytes) occurs; special tokens themselves are not counted."""
+    if rules.newlines == "translated":
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    special_set = set(specials)
+    counts: Counter = Counter()
+    for piece in split_on_specials(text, specials, rules.specials):
+        if piece in special_set:
+            continue
+        if rules.pretokenize == "none":
+            words = [piece]
+        elif rules.pretokenize == "re":
+            import re
+
+            words = re.findall(RE_MODULE_PATTERN, piece)
+        else:
+            words = regex.findall(GPT2_PATTERN, piece)
+        counts.update(word.encode("utf-8") for word in words)
+    return counts
+
+
+def _tie_key(rules: Rules, ids: dict[bytes, int]):
+    """A key such that max(candidates, key=...) picks the winner among pairs with equal counts."""
+    if rules.tie_break == "greater_bytes":
+        return lambda pair: pair
+    if rules.tie_break == "smaller_bytes":
+        return lambda pair: tuple(_Reversed(t) for t in pair)
+    if rules.tie_break == "greater_str":
+        return lambda pair: tuple(t.decode("utf-8", "replace") for t in pair)
+    if rules.tie_break == "greater_rendered":
+        return lambda pair: tuple("".join(BYTE_TO_UNICODE[b] for b in t) for t in pair)
+    if rules.tie_break == "lowest_ids":
+        return lambda pair: tuple(-ids[t] for t in pair)
+    if rules.tie_break == "first_seen":
+        return lambda pair: 0  # max() keeps the first of equals: the first pair met in corpus order
+    raise ValueError(f"unknown tie_break {rules.tie_break!r}")
+
+
+class _Reversed:
+    """Inverts ordering, so that max() picks the smallest."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __lt__(self, other):
+        return self.value > other.value
+
+    def __eq__(self, other):
+        return self.value == other.value
+
+
+def count_pairs(words: list[tuple[list[bytes], int]]) -> dict[tuple[bytes, bytes], int]:
+    """Pair counts; dict order is the order in which pairs are first met (corpus order)."""
+    counts: dict[tuple[bytes, bytes], int] = {}
+    for tokens, freq in words:
+        for pair in zip(tokens, tokens[1:]):
+            counts[pair] = counts.get(pair, 0) + freq
+    return counts
+
+
+def _apply(tokens: list[bytes], pair: tuple[bytes, bytes]) -> list[bytes]:
+    out, i = [], 0
+    while i < len(tokens):
+        if i + 1 < len(tokens) and tokens[i] == pair[0] and tokens[i + 1] == pair[1]:
+            out.append(pair[0] + pair[1])
+            i += 2
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
+class Replay:
+    """The corpus as pre-tokens, merged step by step; used to train and to explain a step."""
+
+    def __init__(self, text: str, specials: list[str], rules: Rules = CORRECT):
+        self.rules = rules
+        self.words = [([bytes([b]) for b in word], freq) for word, freq in pretokens(text, specials, rules).items()]
+
+    def apply(self, pair: tuple[bytes, bytes]) -> None:
+        self.words = [(_apply(tokens, pair) if len(tokens) > 1 else tokens, freq) for tokens, freq in self.words]
+
+    def counts(self) -> dict[tuple[bytes, bytes], int]:
+        return count_pairs(self.words)
+
+
+def initial_vocab(specials: list[str]) -> dict[int, bytes]:
+    vocab = {i: bytes([i]) for i in range(256)}
+    for special in dict.fromkeys(specials):
+        vocab[len(vocab)] = special.encode("utf-8")
+    return vocab
+
+
+def train(text: str, vocab_size: int, specials: list[str], rules: Rules = CORRECT,
+          max_merges: int | None = None) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Train on `text` (already decoded, no newline translation) under `rules`."""
+    vocab = initial_vocab(specials)
+    ids = {token: i for i, token in vocab.items()}
+    merges: list[tuple[bytes, bytes]] = []
+    replay = Replay(text, specials, rules)
+    limit = vocab_size - len(vocab)
+    if max_merges is not None:
+        limit = min(limit, max_merges)
+    tie = _tie_key(rules, ids)
+    while len(merges) < limit:
+        counts = replay.counts()
+        if not counts:
+            break
+        top = max(counts.values())
+        best = max((pair for pair, n in counts.items() if n == top), key=tie)
+        merges.append(best)
+        new = best[0] + best[1]
+        vocab[len(vocab)] = new
+        ids.setdefault(new, len(vocab) - 1)
+        replay.apply(best)
+    return vocab, merges
+
+
+def read_corpus(path) -> str:
+    """Read exactly as the contract says: UTF-8, no newline translation."""
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8")

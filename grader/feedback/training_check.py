@@ -1,0 +1,19 @@
+"""One check for a golden training case, shared by the public and the hidden graded tests."""
+from __future__ import annotations
+
+from grader.feedback import golden
+from grader.feedback.messages import explain_merges, explain_vocab
+from grader.feedback.shapes import check_train_result
+
+
+def check_training_case(bpe, visibility: str, name: str) -> None:
+    """Train on the case's corpus through the `bpe` fixture; compare merges, then vocab, exactly."""
+    case = golden.TrainCase(golden.root(visibility), name)
+    call = f"train_bpe(<{case.corpus_path.name}>, vocab_size={case.vocab_size}, special_tokens={case.special_tokens!r})"
+    vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, case.vocab_size, list(case.special_tokens)))
+    problem = explain_merges(case.corpus_text(), case.vocab_size, case.special_tokens, case.merges, merges)
+    if problem:
+        raise AssertionError(f"{call} ({case.about}):\n{problem}")
+    problem = explain_vocab(case.vocab, vocab, len(dict.fromkeys(case.special_tokens)))
+    if problem:
+        raise AssertionError(f"{call}: the merges are right but the vocab is not.\n{problem}")

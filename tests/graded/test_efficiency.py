@@ -1,0 +1,107 @@
+"""Efficiency gates: training speed, encoding speed, and streaming memory.
+
+Budgets are never a fixed number of seconds: see grader/calibration.py. Each gate also checks that
+the fast answer is a right answer.
+
+PYTEST_DONT_REWRITE: every check carries its own message, written for students.
+"""
+from __future__ import annotations
+
+import pytest
+
+from grader import calibration
+from grader.feedback import golden
+from grader.feedback.encoder import TrustedEncoder
+from grader.feedback.messages import explain_merges
+from grader.feedback.shapes import check_ids, check_train_result
+from grader.feedback.speed import timed_call, verdict
+from grader.feedback.trainer import read_corpus, train
+
+EOT = "<|endoftext|>"
+CHECKED_MERGES = 60  # the speed run's first merges are compared with the trusted trainer's
+TRAIN_HINT = ("Hint: do not recount every pair after every merge. Count the distinct pre-tokens once, "
+              "keep the pair counts, and after a merge update only the counts of pairs next to it "
+              "(and only in the words that contain the merged pair).")
+ENCODE_HINT = ("Hint: do not replay every merge over the whole text. Pre-tokenize, then merge each "
+               "pre-token by rank (lowest first), and cache the ids of pre-tokens you have already seen.")
+MEMORY_LIMIT_PER_FILE_BYTE = 3  # streaming needs ~0.5x the file (its cache); reading it whole ~8x
+STREAM_TIME_ALLOWANCE = 4
+STREAM_SLACK_S = 30.0
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    return tmp_path_factory.mktemp("speed")
+
+
+@pytest.mark.timeout(300)
+def test_training_speed(bpe, scratch, record_property):
+    bpe.train_bpe(golden.root("public") / "corpora" / "tiny_words.txt", 260, [])  # a stub fails here, fast
+    budget = calibration.budgets(scratch)["train"]
+    corpus = calibration.write_training_corpus(scratch)
+    what = f"train_bpe on {corpus.stat().st_size // 1000} KB of stories, vocab_size={calibration.TRAIN_VOCAB_SIZE}"
+    result, seconds = timed_call(bpe, budget, lambda: bpe.train_bpe(corpus, calibration.TRAIN_VOCAB_SIZE, [EOT]),
+                                 what, TRAIN_HINT)
+    vocab, merges = check_train_result(result)
+    text = read_corpus(corpus)
+    _, expected = train(text, calibration.TRAIN_VOCAB_SIZE, [EOT], max_merges=CHECKED_MERGES)
+    assert len(vocab) == calibration.TRAIN_VOCAB_SIZE, (
+        f"{what}: expected exactly {calibration.TRAIN_VOCAB_SIZE} vocab entries, got {len(vocab)}")
+    problem = explain_merges(text, calibration.TRAIN_VOCAB_SIZE, [EOT], expected, merges[:CHECKED_MERGES])
+    assert problem is None, f"{what}: fast, but the merges are wrong.\n{problem}"
+    ok, message = verdict(seconds, budget, what, TRAIN_HINT)
+    record_property("feedback", message)
+    if not ok:
+        raise AssertionError(message)
+
+
+@pytest.mark.timeout(300)
+def test_encode_speed(bpe, scratch, record_property):
+    vocab, merges, specials = calibration.encode_tokenizer_parts()
+    tok = bpe.BPETokenizer(vocab, merges, specials)
+    tok.encode("warm up: the first call may pay for imports")
+    budget = calibration.budgets(scratch)["encode"]
+    text = calibration.generated(calibration.ENCODE_TEXT)
+    what = f"encode on {len(text.encode('utf-8')) // 1000} KB of stories ({len(merges)} merges)"
+    ids, seconds = timed_call(bpe, budget, lambda: tok.encode(text), what, ENCODE_HINT)
+    expected = TrustedEncoder(vocab, merges, specials).encode(text)
+    assert check_ids(ids) == expected, f"{what}: fast, but the ids are wrong (first at position " \
+        f"{next((i for i, (a, b) in enumerate(zip(ids, expected)) if a != b), min(len(ids), len(expected)))})"
+    ok, message = verdict(seconds, budget, what, ENCODE_HINT)
+    record_property("feedback", message)
+    if not ok:
+        raise AssertionError(message)
+
+
+@pytest.mark.timeout(300)
+def test_encode_iterable_memory(bpe, scratch, record_property):
+    from grader.process import CallTimeout
+
+    path = calibration.write_stream_file(scratch)
+    size = path.stat().st_size
+    vocab, merges, specials = calibration.encode_tokenizer_parts()
+    tok = bpe.BPETokenizer(vocab, merges, specials)
+    # The file is ~4x the encode-speed text: allow ~4x that gate's abort time, plus generous slack
+    # (this gate measures memory, not speed).
+    seconds = STREAM_TIME_ALLOWANCE * calibration.budgets(scratch)["encode"].abort_after + STREAM_SLACK_S
+    with bpe.kit.timeout(seconds):
+        try:
+            result = bpe.kit.encode_file_streaming(tok, path)
+        except CallTimeout:
+            raise AssertionError(f"encode_iterable over a {size / 1e6:.1f} MB file was stopped after "
+                                 f"{seconds:.0f} s, so its memory could not be measured. Make encode fast "
+                                 f"first (see the encoding speed test).\n{ENCODE_HINT}") from None
+    expected = TrustedEncoder(vocab, merges, specials).encode(read_corpus(path))
+    ids = check_ids(result.ids, "encode_iterable(...)")
+    if ids != expected:
+        k = next((i for i, (a, b) in enumerate(zip(ids, expected)) if a != b), min(len(ids), len(expected)))
+        raise AssertionError(f"encode_iterable over a {size / 1e6:.1f} MB file read in chunks gave wrong ids: "
+                             f"{len(ids)} ids instead of {len(expected)}, first difference at position {k}.")
+    limit = MEMORY_LIMIT_PER_FILE_BYTE * size
+    message = (f"encode_iterable over a {size / 1e6:.1f} MB file grew your program's memory by "
+               f"{result.peak_growth_bytes / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB.")
+    record_property("feedback", message)
+    if result.peak_growth_bytes > limit:
+        raise AssertionError(
+            message + "\nHint: encode_iterable must be lazy: never join all chunks, never build the whole "
+            "list of ids; yield ids as soon as a pre-token is complete, keeping only the unfinished tail.")

@@ -1,0 +1,130 @@
+"""Part 2: byte-level BPE training (`bpe.train_bpe`) and the functions it uses, against golden fixtures.
+
+Each training test trains on a small corpus from data/fixtures/public/corpora/ and compares the merges
+and the vocab, exactly, with the golden ones. When they differ, the message shows the first different
+merge, the pairs tied at that step, and, when one reproduces your merges, the classic mistake.
+
+PYTEST_DONT_REWRITE: every check carries its own message, written for students.
+"""
+from __future__ import annotations
+
+import pytest
+import regex
+from hypothesis import given, strategies as st
+
+from grader.feedback import golden
+from grader.feedback.errors import expect_error
+from grader.feedback.trainer import GPT2_PATTERN
+from grader.feedback.training_check import check_training_case
+
+EOT = "<|endoftext|>"
+
+
+@pytest.mark.timeout(30)
+def test_split_on_special_tokens(bpe):
+    cases = [
+        ("a<|endoftext|>b", [EOT], ["a", EOT, "b"]),
+        ("<|endoftext|><|endoftext|>", [EOT], [EOT, EOT]),
+        ("x<|e|><|e|>y<|e|>", ["<|e|>", "<|e|><|e|>"], ["x", "<|e|><|e|>", "y", "<|e|>"]),
+        ("<|e|><|e|><|e|>", ["<|e|>", "<|e|><|e|>"], ["<|e|><|e|>", "<|e|>"]),
+        ("a[SEP]b(a|b)*c", ["[SEP]", "(a|b)*"], ["a", "[SEP]", "b", "(a|b)*", "c"]),
+        ("SEP a|b", ["[SEP]", "(a|b)*"], ["SEP a|b"]),
+        ("no specials here", [], ["no specials here"]),
+        ("", [EOT], []),
+        ("<|endoftext|", [EOT], ["<|endoftext|"]),
+    ]
+    for text, specials, expected in cases:
+        got = bpe.split_on_special_tokens(text, specials)
+        assert type(got) is list and got == expected, (
+            f"split_on_special_tokens({text!r}, {specials!r}) should be {expected!r}, got {got!r}")
+
+    @given(st.lists(st.sampled_from(["a", "b", " ", "<|e|>", "<|e|><|e|>", "<|", "|>", "\n"]), max_size=12))
+    def joins_back(parts):
+        text = "".join(parts)
+        got = bpe.split_on_special_tokens(text, ["<|e|>", "<|e|><|e|>"])
+        assert "".join(got) == text and "" not in got, (
+            f"the smallest text that breaks it: {text!r}: the pieces {got!r} must be non-empty and "
+            f"join back to the text")
+
+    joins_back()
+
+
+@pytest.mark.timeout(30)
+def test_pretokenize(bpe):
+    texts = ["Hello, world! It's 2024.", "they're we'll I've don't", "  spaces   and\ttabs\n\n",
+             "x² + y² = z²", "snake_case", "从前，有一只小猫。", "line\r\nnext\rlast", "🙂👍 ok"]
+    for text in texts:
+        expected = regex.findall(GPT2_PATTERN, text)
+        got = bpe.pretokenize(text)
+        assert got == expected, f"pretokenize({text!r}) should be {expected!r}, got {got!r}"
+
+
+@pytest.mark.timeout(60)
+def test_train_tiny_words(bpe):
+    check_training_case(bpe, "public", "tiny_words")
+
+
+@pytest.mark.timeout(60)
+def test_train_with_special_token(bpe):
+    check_training_case(bpe, "public", "specials")
+
+
+@pytest.mark.timeout(60)
+def test_train_overlapping_specials(bpe):
+    check_training_case(bpe, "public", "overlap")
+
+
+@pytest.mark.timeout(60)
+def test_train_regex_metacharacter_specials(bpe):
+    check_training_case(bpe, "public", "metachar")
+
+
+@pytest.mark.timeout(60)
+def test_train_lone_carriage_returns(bpe):
+    check_training_case(bpe, "public", "newlines_cr")
+
+
+@pytest.mark.timeout(60)
+def test_train_unicode_numbers(bpe):
+    check_training_case(bpe, "public", "unicode_numbers")
+
+
+@pytest.mark.timeout(120)
+def test_train_generated_corpus(bpe):
+    check_training_case(bpe, "public", "generated_500")
+
+
+@pytest.mark.timeout(60)
+def test_train_early_stop(bpe):
+    check_training_case(bpe, "public", "early_stop")
+
+
+@pytest.mark.timeout(30)
+def test_train_argument_errors(bpe):
+    corpus = golden.root("public") / "corpora" / "tiny_words.txt"
+    for vocab_size, specials, why in [(255, [], "256 byte tokens do not fit in 255 ids"),
+                                      (256, [EOT], "256 bytes + 1 special token need 257 ids"),
+                                      (257, [EOT, "<|pad|>"], "256 bytes + 2 special tokens need 258 ids")]:
+        expect_error(ValueError, lambda: bpe.train_bpe(corpus, vocab_size, specials),
+                     f"train_bpe(corpus, {vocab_size}, {specials!r})", why)
+    expect_error(ValueError, lambda: bpe.train_bpe(corpus, 300, [""]),
+                 "train_bpe(corpus, 300, [''])", "a special token cannot be the empty string")
+    vocab, merges = bpe.train_bpe(corpus, 257, [EOT, EOT])
+    assert len(vocab) == 257 and merges == [], (
+        "vocab_size=257 with special_tokens=[EOT, EOT] is valid (duplicates count once): "
+        f"expected 257 ids and no merges, got {len(vocab)} ids and {len(merges)} merges")
+
+
+@pytest.mark.timeout(30)
+def test_train_file_errors(bpe, tmp_path):
+    missing = "/nonexistent/bpe-kit/missing-corpus-4321.txt"
+    error = expect_error(FileNotFoundError, lambda: bpe.train_bpe(missing, 300, []),
+                         f"train_bpe({missing!r}, 300, [])", "the file does not exist")
+    assert "missing-corpus-4321.txt" in str(error), (
+        f"the error for a missing file must name the path; your message was: {error}")
+    bad = tmp_path / "bad-utf8-corpus-9876.txt"
+    bad.write_bytes(b"hello world\nthis byte \xff is not UTF-8\n")
+    error = expect_error(ValueError, lambda: bpe.train_bpe(bad, 300, []),
+                         "train_bpe on a file holding the byte 0xff", "the file is not valid UTF-8")
+    assert "bad-utf8-corpus-9876.txt" in str(error), (
+        f"the error for a file that is not valid UTF-8 must name the path; your message was: {error}")

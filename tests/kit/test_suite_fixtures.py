@@ -1,0 +1,82 @@
+"""The golden fixtures are reproducible, and two independent implementations agree on them.
+
+`python -m grader.fixtures` must regenerate data/fixtures/{public,hidden} byte for byte, both with
+the trusted trainer/encoder of grader.feedback (the default engine) and with the reference solution.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grader import calibration, fixtures
+from grader.feedback import golden
+
+KIT = Path(__file__).resolve().parents[2]
+COMMITTED = KIT / "data" / "fixtures"
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _assert_same_tree(generated: Path, committed: Path) -> None:
+    for visibility in ("public", "hidden"):
+        new, old = _tree(generated / visibility), _tree(committed / visibility)
+        assert sorted(new) == sorted(old), f"{visibility}: files differ: {sorted(set(new) ^ set(old))}"
+        changed = [name for name in new if new[name] != old[name]]
+        assert not changed, f"{visibility}: regenerated files differ from the committed ones: {changed}"
+
+
+@pytest.mark.parametrize("engine", ["trusted", "solution"])
+def test_fixtures_regenerate_byte_for_byte(engine, tmp_path):
+    out = tmp_path / "fixtures"
+    assert fixtures.main(["--out", str(out), "--engine", engine, "--no-calibration"]) == 0
+    _assert_same_tree(out, COMMITTED)
+
+
+def test_generation_replaces_only_its_own_folders(tmp_path):
+    out = tmp_path / "fixtures"
+    (out / "public").mkdir(parents=True)
+    (out / "public" / "stale.txt").write_text("old")
+    (out / "calibration.json").write_text("{}")
+    fixtures.generate(out, fixtures.TrustedEngine())
+    assert not (out / "public" / "stale.txt").exists()
+    assert (out / "calibration.json").read_text() == "{}"
+
+
+def test_every_case_loads_and_is_well_formed():
+    for visibility in ("public", "hidden"):
+        root = golden.root(visibility)
+        for case_dir in sorted((root / "train").iterdir()):
+            case = golden.TrainCase(root, case_dir.name)
+            n_specials = len(dict.fromkeys(case.special_tokens))
+            assert len(case.vocab) == 256 + n_specials + len(case.merges)
+            assert sorted(case.vocab) == list(range(len(case.vocab)))
+            assert len(set(case.vocab.values())) == len(case.vocab), f"{case.name}: duplicate tokens"
+            assert case.stops_early == (len(case.vocab) < case.vocab_size)
+        for enc_dir in sorted((root / "encode").iterdir()):
+            assert golden.EncodeCase(root, enc_dir.name).texts
+
+
+def test_only_the_early_stop_case_stops_early():
+    """Every other case must reach vocab_size, so that it tests what its name says for all merges."""
+    stopping = [d.name for v in ("public", "hidden") for d in sorted((golden.root(v) / "train").iterdir())
+                if golden.TrainCase(golden.root(v), d.name).stops_early]
+    assert stopping == ["early_stop"]
+
+
+def test_corpora_are_small_and_hidden_ones_stay_hidden():
+    for path in COMMITTED.rglob("corpora/*.txt"):
+        assert path.stat().st_size <= 48_000, f"{path} is too big for a committed fixture"
+    public_names = {p.name for p in (COMMITTED / "public").rglob("*")}
+    hidden_names = {p.name for p in (COMMITTED / "hidden" / "corpora").iterdir()}
+    assert not public_names & hidden_names
+
+
+def test_calibration_file_holds_positive_ratios():
+    data = json.loads(calibration.CALIBRATION_FILE.read_text(encoding="utf-8"))
+    for gate in calibration.FACTORS:
+        assert data[gate]["reference_over_yardstick"] > 0
+    assert calibration.load_ratios().keys() == calibration.FACTORS.keys()
