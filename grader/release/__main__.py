@@ -1,0 +1,34 @@
+"""python -m grader.release {handout,gradescope}: build dist/handout.zip or dist/autograder.zip."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import gradescope, handout
+from .rubric_filter import RubricError
+
+KIT = Path(__file__).resolve().parents[2]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m grader.release", description=__doc__)
+    ap.add_argument("what", choices=["handout", "gradescope"])
+    ap.add_argument("--out", type=Path, default=None, help="zip to write (default dist/<what>.zip)")
+    args = ap.parse_args(argv)
+    try:
+        if args.what == "handout":
+            dest = args.out or KIT / "dist/handout.zip"
+            files = handout.build(KIT, dest)
+        else:
+            dest = args.out or KIT / "dist/autograder.zip"
+            files = gradescope.build(KIT, dest)
+    except (handout.LeakError, gradescope.BundleError, RubricError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {dest} ({len(files)} files)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

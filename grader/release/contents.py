@@ -1,0 +1,79 @@
+"""Which files of the kit go where. The handout gets only what a student may see.
+
+Instructor-only, never in the handout: the reference solution; hidden tests and fixtures; the
+release and farm tooling; the fixture generator (it regenerates fixtures, hidden ones included).
+The grader's trusted oracles (grader/feedback/char_bpe.py, trainer.py, encoder.py) DO go out: the
+public graded tests compare against them and the speed gates time the trainer as their yardstick
+when the reference is absent; they are written to be obviously correct, not fast.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+HANDOUT_INCLUDE = [
+    "assignment/**",
+    "starter/bpe/**",
+    "tests/graded/**",
+    "data/__init__.py",
+    "data/corpus.py",
+    "data/fixtures/**",
+    "grader/**",
+    "pyproject.toml",
+]
+PRIVATE = [
+    "solution/**",
+    "tests/graded/test_hidden_*",
+    "tests/graded/**/test_hidden_*",
+    "data/fixtures/hidden/**",
+    "grader/release/**",
+    "grader/farm/**",
+    "grader/fixtures.py",
+    "grader/rubric.toml",          # replaced by its visible part
+]
+# The Gradescope bundle is never seen by students: it holds the whole grader, hidden tests included.
+BUNDLE_INCLUDE = [
+    "grader/**",
+    "tests/graded/**",
+    "data/__init__.py",
+    "data/corpus.py",
+    "data/fixtures/**",
+    "pyproject.toml",
+]
+BUNDLE_EXCLUDE: list[str] = []
+JUNK = ["**/__pycache__/**", "**/*.pyc", "**/.DS_Store", "**/.pytest_cache/**", "**/.hypothesis/**"]
+
+
+def _glob_re(pattern: str) -> re.Pattern:
+    """`**` spans any number of folders (even none); `*` and `?` stay inside one name."""
+    out, parts = "", pattern.split("/")
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if part == "**":
+            out += ".*" if last else "(?:[^/]+/)*"
+        else:
+            out += "".join("[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c) for c in part)
+            out += "" if last else "/"
+    return re.compile(out + r"\Z")
+
+
+def _match(rel: str, patterns: list[str]) -> bool:
+    return any(_glob_re(p).match(rel) for p in patterns)
+
+
+def select(kit: Path, include: list[str], exclude: list[str]) -> dict[str, bytes]:
+    """Kit-relative path -> bytes for every regular file matching `include` and not `exclude`."""
+    files = {}
+    for p in sorted(kit.rglob("*")):
+        if p.is_symlink() or not p.is_file():
+            continue
+        rel = p.relative_to(kit).as_posix()
+        if rel.startswith((".git/", ".venv/")) or _match(rel, JUNK):
+            continue
+        if _match(rel, include) and not _match(rel, exclude):
+            files[rel] = p.read_bytes()
+    return files
+
+
+def is_private(rel: str) -> bool:
+    return _match(rel, PRIVATE)

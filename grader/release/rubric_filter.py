@@ -1,0 +1,43 @@
+"""The visible part of grader/rubric.toml, keeping its comments and layout.
+
+There is no TOML writer in the standard library, so the text is cut into `[[test]]` blocks and the
+blocks whose visibility is not "visible" are dropped; the result is parsed again and checked against
+the original so a layout the cutter does not understand fails loudly instead of leaking.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+
+
+class RubricError(ValueError):
+    pass
+
+
+def _blocks(text: str) -> tuple[str, list[str]]:
+    starts = [m.start() for m in re.finditer(r"(?m)^\[\[test\]\][ \t]*$", text)]
+    if not starts:
+        return text, []
+    head = text[:starts[0]]
+    return head, [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
+
+
+def visible_only(text: str) -> str:
+    try:
+        full = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise RubricError(f"grader/rubric.toml: {e}") from None
+    head, blocks = _blocks(text)
+    kept = []
+    for block in blocks:
+        entry = tomllib.loads(block)["test"][0]
+        if entry.get("visibility", "visible") == "visible":
+            kept.append(block)
+    result = head + "".join(kept)
+    want = [t for t in full.get("test", []) if t.get("visibility", "visible") == "visible"]
+    got = tomllib.loads(result)
+    if got.get("test", []) != want or {k: v for k, v in got.items() if k != "test"} != \
+            {k: v for k, v in full.items() if k != "test"}:
+        raise RubricError("grader/rubric.toml: could not separate its [[test]] tables cleanly; "
+                          "keep each [[test]] table contiguous, with no other tables after them")
+    return result

@@ -1,0 +1,50 @@
+# Your BPE assignment. Every target sets up its own .venv first; nothing is installed elsewhere.
+# To use a Python you already have (with the packages of pyproject.toml), give it as PY:
+#     make grade PY=/path/to/python
+PYTHON ?= python3
+VENV ?= .venv
+PY ?= $(VENV)/bin/python
+SUBMISSION ?= starter
+OUT ?= results
+NAME ?= trace
+
+# A PY given on the command line or in the environment is used as it is: no .venv is made.
+ifeq ($(origin PY),file)
+SETUP := $(VENV)/.ok
+else
+SETUP :=
+endif
+
+.PHONY: help venv grade lab corpus submission clean
+
+help:
+	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade your bpe (a folder holding bpe/, or a zip)"
+	@echo "make lab NAME=trace                             run an experiment on your bpe (see assignment/README.md)"
+	@echo "make corpus                                     generate the practice corpus in data/corpus/"
+	@echo "make submission                                 build submission.zip to upload"
+	@echo "make clean                                      remove .venv, results and generated files"
+
+$(VENV)/.ok: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "this assignment needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > $(VENV)/requirements.txt
+	$(VENV)/bin/python -m pip install --quiet -r $(VENV)/requirements.txt
+	@touch $@
+
+venv: $(VENV)/.ok
+
+grade: $(SETUP)
+	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+
+lab: $(SETUP)
+	$(PY) -m assignment.labs $(NAME) --submission $(SUBMISSION)
+
+corpus: $(SETUP)
+	$(PY) data/corpus.py
+
+submission: $(SETUP)
+	$(PY) -c 'import pathlib, zipfile; z = zipfile.ZipFile("submission.zip", "w", zipfile.ZIP_DEFLATED); [z.write(p, p.relative_to("starter")) for p in sorted(pathlib.Path("starter/bpe").rglob("*")) if p.is_file() and "__pycache__" not in p.parts]; z.close(); print("wrote submission.zip: upload it to Gradescope")'
+
+clean:
+	rm -rf $(VENV) $(OUT) data/corpus submission.zip .pytest_cache .hypothesis

@@ -1,0 +1,165 @@
+"""dist/autograder.zip and run_autograder: always a results.json; 100 for the reference, 0 for the
+starter, and a hostile submission neither escapes nor breaks the report."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.release.gradescope import BundleError, build
+
+sys.path.insert(0, str(Path(__file__).parent))
+from sandboxed import run_sandboxed  # noqa: E402
+
+KIT = Path(__file__).resolve().parents[2]
+TEMPLATES = KIT / "grader/release/templates"
+
+
+def fake_root(tmp_path: Path, submission: Path | None) -> Path:
+    """An /autograder look-alike: submission/ (a copy of `submission`) and an empty results/."""
+    root = tmp_path / "autograder"
+    (root / "results").mkdir(parents=True)
+    (root / "submission").mkdir()
+    if submission is not None:
+        if submission.is_file():
+            shutil.copy(submission, root / "submission")
+        else:
+            shutil.copytree(submission, root / "submission", dirs_exist_ok=True)
+    return root
+
+
+def run_autograder(root: Path, *, source: Path, python: str = sys.executable, sandboxed=False, timeout=900):
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_SOURCE": str(source),
+           "AUTOGRADER_PYTHON": python}
+    argv = ["bash", str(source / "run_autograder" if (source / "run_autograder").exists()
+                         else TEMPLATES / "run_autograder")]
+    if sandboxed:
+        proc = run_sandboxed(argv, env=env, timeout=timeout, cwd=root)
+    else:
+        proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, cwd=root)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads((root / "results/results.json").read_text()), proc
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    dest = tmp_path_factory.mktemp("bundle") / "autograder.zip"
+    try:
+        build(KIT, dest)
+    except BundleError as e:
+        pytest.skip(f"the kit cannot make a bundle yet: {e}")
+    source = dest.parent / "source"
+    with zipfile.ZipFile(dest) as z:
+        z.extractall(source)
+        modes = {i.filename: i.external_attr >> 16 for i in z.infolist()}
+    for name in ("run_autograder", "setup.sh"):
+        (source / name).chmod(modes[name] & 0o777)
+    return dest, source, modes
+
+
+@pytest.mark.parametrize("script", ["run_autograder", "setup.sh"])
+def test_entry_scripts_are_valid_bash(script):
+    subprocess.run(["bash", "-n", str(TEMPLATES / script)], check=True)
+
+
+def test_without_python_a_results_json_still_says_what_happened(tmp_path):
+    root = fake_root(tmp_path, KIT / "solution")
+    results, _ = run_autograder(root, source=KIT, python=str(tmp_path / "no-such-python"))
+    assert results["score"] == 0 and results["tests"] == []
+    assert "problem on our side" in results["output"]
+
+
+def test_a_broken_grader_still_yields_a_results_json(tmp_path):
+    broken = tmp_path / "source"
+    (broken / "grader").mkdir(parents=True)
+    (broken / "grader/__init__.py").write_text("raise ImportError('half-installed grader')\n")
+    root = fake_root(tmp_path, KIT / "solution")
+    results, proc = run_autograder(root, source=broken)
+    assert results["score"] == 0 and "problem on our side" in results["output"]
+
+
+@pytest.mark.parametrize("layout", ["empty", "two_packages"])
+def test_a_submission_without_one_bpe_package_gets_told_how_to_submit(tmp_path, layout):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    if layout == "two_packages":
+        for d in ("a", "b"):
+            shutil.copytree(KIT / "starter/bpe", sub / d / "bpe")
+    results, _ = run_autograder(fake_root(tmp_path, sub), source=KIT)
+    assert results["score"] == 0 and results["stdout_visibility"] == "visible"
+    assert "make submission" in results["output"]
+
+
+def test_the_bundle_has_entry_points_pinned_requirements_and_the_hidden_tests(bundle):
+    dest, source, modes = bundle
+    for name in ("run_autograder", "setup.sh"):
+        assert stat.S_IMODE(modes[name]) & 0o111, f"{name} is not executable in the zip"
+    deps = tomllib.loads((KIT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert (source / "requirements.txt").read_text().split() == deps
+    hidden = sorted(p.relative_to(KIT) for p in (KIT / "tests/graded").rglob("test_hidden_*.py"))
+    assert all((source / h).exists() for h in hidden)
+    assert (source / "grader/rubric.toml").read_bytes() == (KIT / "grader/rubric.toml").read_bytes()
+    assert not (source / "solution").exists()
+    setup = (source / "setup.sh").read_text()
+    assert "requirements.txt" in setup and "65534" in setup
+
+
+def _zip_of_folder(folder: Path, dest: Path, prefix: str) -> Path:
+    with zipfile.ZipFile(dest, "w") as z:
+        for p in sorted(folder.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                z.write(p, prefix + p.relative_to(folder).as_posix())
+    return dest
+
+
+@pytest.mark.slow
+def test_the_reference_scores_full_marks_even_zipped_in_a_folder(bundle, tmp_path):
+    dest, source, _ = bundle
+    z = _zip_of_folder(KIT / "solution/bpe", tmp_path / "upload.zip", "my-work/bpe/")
+    results, proc = run_autograder(fake_root(tmp_path, z), source=source)
+    total = sum(t["max_score"] for t in results["tests"])
+    assert results["score"] == total == 100, proc.stdout[-3000:]
+    names = " ".join(t["name"] for t in results["tests"])
+    assert results["tests"] and names
+
+
+@pytest.mark.slow
+def test_the_starter_scores_zero(bundle, tmp_path):
+    dest, source, _ = bundle
+    results, proc = run_autograder(fake_root(tmp_path, KIT / "starter"), source=source)
+    assert results["score"] == 0 and results["tests"], proc.stdout[-3000:]
+
+
+def hostile_submission(name: str, dest: Path) -> Path:
+    """Build the catalogue's hostile entry `name` into dest (skip when the catalogue cannot)."""
+    sys.path.insert(0, str(KIT / "tests/submissions"))
+    try:
+        import catalogue
+        catalogue.materialize(catalogue.by_name(name), dest)
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"the catalogue cannot build {name} yet: {e}")
+    finally:
+        sys.path.remove(str(KIT / "tests/submissions"))
+    return dest
+
+
+@pytest.mark.slow
+@pytest.mark.hostile
+@pytest.mark.parametrize("name", ["kill_all"])  # kill(-1) from inside: the worst case for the wrapper
+def test_a_hostile_submission_gets_a_results_json_and_leaves_the_bundle_alone(bundle, tmp_path, name):
+    dest, source, _ = bundle
+    sub = hostile_submission(name, tmp_path / "hostile")
+    before = {p: p.read_bytes() for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    results, proc = run_autograder(fake_root(tmp_path, sub), source=source, sandboxed=True)
+    assert isinstance(results["score"], (int, float)) and 0 <= results["score"] < 100
+    assert results["tests"], results["output"]  # graded, not the infrastructure fallback
+    after = {p: p.read_bytes() for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert after == before
