@@ -119,7 +119,6 @@ def render_budgets() -> str:
     """The limits table of Part 4, in the words a student needs: workload and ratio."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from data import corpus
     from grader import calibration
 
     train_kind, train_bytes, _ = calibration.TRAIN_CORPUS
@@ -129,10 +128,8 @@ def render_budgets() -> str:
         encode_vocab = json.loads(case.read_text(encoding="utf-8"))["vocab_size"]
     except (OSError, ValueError, KeyError) as error:
         raise RubricError(f"{case}: {error}") from None
-    stream_file = _module_constant(SPEED_TESTS, "STREAM_FILE")
+    stream_kind, stream_bytes, _ = calibration.STREAM_FILE
     per_byte = _module_constant(SPEED_TESTS, "MEMORY_LIMIT_PER_FILE_BYTE")
-    stream_name = stream_file if stream_file.endswith(".txt") else stream_file + ".txt"
-    stream_bytes = corpus.FILES[stream_name][1]
     kinds = {"mixed": "English and Chinese stories", "en": "English stories", "zh": "Chinese stories"}
     eot = "<\\|endoftext\\|>"  # `|` must be escaped inside a Markdown table
     rows = [
@@ -145,8 +142,7 @@ def render_budgets() -> str:
          f"with a {encode_vocab}-token vocabulary",
          f"{calibration.FACTORS['encode']:g} x the reference solution's CPU time"),
         ("`encode_iterable` (memory)",
-         f"the {stream_bytes // 1_000_000} MB practice corpus `data/corpus/{stream_name}`, "
-         "read in chunks",
+         f"about {stream_bytes // 1_000_000} MB of generated {kinds[stream_kind]}, read in chunks",
          f"memory growth at most {per_byte} bytes per byte of the file "
          f"({per_byte * stream_bytes // 1_000_000} MB)"),
     ]
