@@ -119,7 +119,9 @@ def test_worker_is_confined(bpe):
     assert not any("site-packages" in p for p in info["path"])
     if namespaces_available():
         assert info["uid"] == 65534
-        assert info["kit"] == []  # the kit (solution/, hidden tests, fixtures) is covered
+        # The kit (solution/, hidden tests, fixtures) is covered by an empty tmpfs, or gone with
+        # the tmpfs over /tmp when the kit itself lives there (as in a CI clone).
+        assert info["kit"] in ([], None)
         assert info["proc"] == []
         assert info["cwd"].startswith("/tmp/bpe-kit/")
 
