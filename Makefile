@@ -5,14 +5,17 @@ PY := $(VENV)/bin/python
 SUBMISSION ?= starter
 OUT ?= results
 NAME ?= trace
+SUBMISSIONS ?= submissions
+JOBS ?= 2
 
-.PHONY: help venv grade test fixtures data corpus bench handout gradescope lab clean
+.PHONY: help venv grade test fixtures data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
-	@echo "make fixtures | data | bench | handout | gradescope | clean"
+	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
+	@echo "make fixtures | corpus | data | bench | handout | gradescope | clean"
 
 $(VENV)/.ok: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "bpe-kit needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
@@ -44,10 +47,18 @@ lab: venv
 	$(PY) -m assignment.labs $(NAME) --submission $(SUBMISSION)
 
 bench: venv
-	$(PY) bench/run.py
+	@# The optional extra `bench` (pyproject.toml): one package at a time, so a contender that
+	@# cannot install here is skipped by the bench with a note instead of stopping it.
+	@$(PY) -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["bench"]))' > $(VENV)/bench-requirements.txt
+	@while read -r req; do $(PY) -m pip install --quiet "$$req" || echo "bench: could not install $$req; it will be skipped"; done < $(VENV)/bench-requirements.txt
+	$(PY) bench/run.py $(BENCH_ARGS)
 
 handout: venv
+	$(PY) -m assignment.build --check
 	$(PY) -m grader.release handout
+
+class: venv
+	$(PY) -m grader.farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)
 
 gradescope: venv
 	$(PY) -m grader.release gradescope
