@@ -18,19 +18,28 @@ from ._segments import iter_text
 from ._specials import compile_specials
 from ._streaming import iter_batches
 from ._text_file import read_utf8
-from .pretokenize import pretokenize, split_on_special_tokens
+from .pretokenize import pretokenize
 
-LARGE_BYTES = 16 << 20  # below this, one process reading the whole file is fastest
+# Below this, one process reading the whole file is fastest. Above it, two
+# forked workers win on two cores: starting them costs a few tens of
+# milliseconds, counting 2 MiB costs about 0.2 s. (The same total CPU either
+# way: on a busy machine the gain shrinks but nothing is lost.)
+LARGE_BYTES = 2 << 20
 SEGMENT_BYTES = 32 << 20  # aim for segments of about this size
 
 
 def count_text(text: str, specials: list[str]) -> Counter:
-    """Count the pre-tokens of ``text`` (special tokens are dropped)."""
+    """Count the pre-tokens of ``text`` (special tokens are dropped).
+
+    Counting needs the text between special tokens, not the tokens, so the
+    pattern's ``split`` (one C call) replaces building every piece in order.
+    ``Counter.update`` counts a list in C; strings are turned into bytes only
+    once per distinct pre-token, later.
+    """
     counts: Counter = Counter()
-    special_set = set(specials)
-    for piece in split_on_special_tokens(text, specials):
-        if piece not in special_set:
-            counts.update(pretokenize(piece))
+    special_re = compile_specials(specials)
+    for piece in special_re.split(text) if special_re is not None else [text]:
+        counts.update(pretokenize(piece))
     return counts
 
 

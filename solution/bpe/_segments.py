@@ -11,7 +11,7 @@ import codecs
 import os
 from collections.abc import Iterator
 
-BLOCK_BYTES = 1 << 22  # 4 MiB of text in memory at a time, per process
+BLOCK_BYTES = 1 << 20  # 1 MiB of text in memory at a time, per process (about 4 MiB as a str)
 
 
 def iter_text(path: str | os.PathLike, start: int, end: int, block: int = BLOCK_BYTES) -> Iterator[str]:

@@ -18,7 +18,7 @@ rest over:
 The carry-over is thus at most the longest pre-token plus a few characters.
 """
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 
 import regex
 
@@ -27,16 +27,20 @@ from .pretokenize import pretokenize
 Batch = tuple[list[str], "str | None"]  # settled pre-tokens, then maybe a special token
 
 
-def _settle(buf: str, special_re: "regex.Pattern[str] | None", max_len: int) -> tuple[list[Batch], int]:
-    """Return the settled batches at the start of ``buf`` and where the rest begins."""
-    batches: list[Batch] = []
+def _settle(buf: str, special_re: "regex.Pattern[str] | None", max_len: int) -> Generator[Batch, None, int]:
+    """Yield the settled batches at the start of ``buf``; return where the rest begins.
+
+    A generator rather than a list of batches: a 1 MiB chunk holds hundreds of
+    thousands of pre-tokens, and materialising them all at once would
+    multiply the memory a stream needs by ten.
+    """
     pos = 0
     safe = len(buf) - max_len + 1 if special_re is not None else len(buf)
     if special_re is not None:
         for m in special_re.finditer(buf):
             if m.start() >= safe:
                 break
-            batches.append((pretokenize(buf[pos : m.start()]), m.group()))
+            yield pretokenize(buf[pos : m.start()]), m.group()
             pos = m.end()
     settled = buf[pos : max(pos, safe)]
     tokens = pretokenize(settled)
@@ -48,8 +52,8 @@ def _settle(buf: str, special_re: "regex.Pattern[str] | None", max_len: int) -> 
         offset += len(t)
         keep += 1
     if keep:
-        batches.append((tokens[:keep], None))
-    return batches, pos + offset
+        yield tokens[:keep], None
+    return pos + offset
 
 
 def iter_batches(
@@ -63,8 +67,7 @@ def iter_batches(
         if not chunk:
             continue
         buf += chunk
-        batches, keep = _settle(buf, special_re, max_special_len)
-        yield from batches
+        keep = yield from _settle(buf, special_re, max_special_len)
         buf = buf[keep:]
     # The stream has ended: everything left is final.
     pos = 0

@@ -17,6 +17,48 @@ from .pretokenize import pretokenize
 
 _CACHE_SIZE = 1 << 16  # pre-tokens; bounds memory on endless streams
 _LONG = 64  # bytes; longer pre-tokens (runs of spaces, URLs, ...) take the heap path
+_NO_MERGE = 1 << 62  # a rank above every real one: "this pair never merges"
+
+
+def _merge_short(
+    ids: list[int], pair_rank: dict[tuple[int, int], int], merged_id: dict[int, int]
+) -> list[int]:
+    """Lowest-rank-first merging of a short pre-token; edits ``ids`` in place.
+
+    Rescanning every pair with a dict lookup after each merge made cache
+    misses (long Chinese pre-tokens make 20 merges or more) cost most of the
+    encoding time. Instead, ``ranks[i]`` keeps the rank of the pair at i, the
+    best pair is found by ``min`` and ``list.index`` (loops in C), and after a
+    merge only the ranks of its two neighbours are looked up again. As in
+    the plain algorithm, every occurrence of the best pair is merged, left to
+    right, before the next best pair is chosen.
+    """
+    get = pair_rank.get
+    ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
+    while ranks:
+        best = min(ranks)
+        if best == _NO_MERGE:
+            break
+        new_id = merged_id[best]
+        # One pass merges the occurrences there are now, left to right, each
+        # searched for to the right of the last merge. Counting them first
+        # means a search only fails (raising, which is slow) in a run like
+        # "a a a", where a merge swallows the start of the next occurrence.
+        start = 0
+        for _ in range(ranks.count(best)):
+            try:
+                i = ranks.index(best, start)
+            except ValueError:
+                break
+            ids[i] = new_id
+            del ids[i + 1]
+            del ranks[i]
+            if i:
+                ranks[i - 1] = get((ids[i - 1], new_id), _NO_MERGE)
+            if i < len(ranks):
+                ranks[i] = get((new_id, ids[i + 1]), _NO_MERGE)
+            start = i + 1
+    return ids
 
 
 def _merge_long(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
@@ -26,7 +68,10 @@ def _merge_long(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -
     minutes for a 100 000-space run. Here tokens form a linked list and the
     candidate merges a heap of (rank, position); ties pop leftmost first,
     exactly like merging left to right. Entries made stale by an earlier
-    merge are recognised on pop and skipped.
+    merge are recognised on pop and skipped. A merge list no trainer makes
+    can give a new pair a lower rank than the pair that made it: such pairs
+    wait until every occurrence of the current pair is merged, as in
+    ``_merge_short``, so both paths always agree.
     """
     n = len(ids)
     tokens: list[int | None] = list(ids)
@@ -38,11 +83,18 @@ def _merge_long(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -
         if found is not None:
             heap.append((found[0], i, found[1]))
     heapq.heapify(heap)
-    while heap:
+    waiting: list[tuple[int, int, int]] = []  # lower-ranked pairs made during the current pass
+    current = -1
+    while heap or waiting:
+        if waiting and (not heap or heap[0][0] > current):
+            for entry in waiting:  # the pass over ``current`` is over
+                heapq.heappush(heap, entry)
+            waiting.clear()
         rank, i, new_id = heapq.heappop(heap)
         j = nxt[i]
         if tokens[i] is None or j >= n or ranks.get((tokens[i], tokens[j])) != (rank, new_id):
             continue  # stale: one side was merged into something else meanwhile
+        current = rank
         tokens[i], tokens[j] = new_id, None
         nxt[i] = nxt[j]
         if nxt[i] < n:
@@ -51,7 +103,11 @@ def _merge_long(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -
             if left >= 0 and right < n:
                 found = ranks.get((tokens[left], tokens[right]))
                 if found is not None:
-                    heapq.heappush(heap, (found[0], left, found[1]))
+                    entry = (found[0], left, found[1])
+                    if found[0] < rank:
+                        waiting.append(entry)
+                    else:
+                        heapq.heappush(heap, entry)
     return [t for t in tokens if t is not None]
 
 
@@ -115,6 +171,9 @@ class BPETokenizer:
                     f"merge {rank} ({a!r}, {b!r}) uses or makes a token missing from the vocab: {e.args[0]!r}"
                 ) from None
             self._ranks.setdefault(key, (rank, merged))
+        # The same table split in two for the short path: plain int ranks compare fastest.
+        self._pair_rank = {pair: rank for pair, (rank, _) in self._ranks.items()}
+        self._merged_id = {rank: merged for rank, merged in self._ranks.values()}
         self._cache = _PretokenCache(self._bpe)
 
     # -- files ---------------------------------------------------------------
@@ -146,26 +205,7 @@ class BPETokenizer:
             raise ValueError(f"byte {missing:#04x} has no token in the vocabulary")
         if len(ids) > _LONG:
             return _merge_long(ids, self._ranks)
-        ranks = self._ranks
-        while len(ids) > 1:
-            best = None
-            for pair in zip(ids, ids[1:]):
-                found = ranks.get(pair)
-                if found is not None and (best is None or found < best):
-                    best, best_pair = found, pair
-            if best is None:
-                break
-            a, b = best_pair
-            merged, i, n = [], 0, len(ids)
-            while i < n:
-                if i + 1 < n and ids[i] == a and ids[i + 1] == b:
-                    merged.append(best[1])
-                    i += 2
-                else:
-                    merged.append(ids[i])
-                    i += 1
-            ids = merged
-        return ids
+        return _merge_short(ids, self._pair_rank, self._merged_id)
 
     def _encode_pretokens(self, pretokens: list[str]) -> list[int]:
         # Cache hits, the common case, stay inside C: dict lookups via map,

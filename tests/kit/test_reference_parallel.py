@@ -151,3 +151,19 @@ def test_without_worker_processes_the_work_is_done_in_process(tmp_path, force_la
     path.write_bytes(DOCS.encode("utf-8"))
     expected = {t.encode(): n for t, n in counting.count_text(DOCS, ["<|endoftext|>"]).items()}
     assert counting.count_pretokens(path, ["<|endoftext|>"]) == expected
+
+
+def test_a_large_chunk_is_cut_into_batches_lazily(monkeypatch):
+    # Counting streams 1 MiB blocks of hundreds of documents: pre-tokenizing all
+    # of a block before handing out the first batch would hold every pre-token
+    # of the block in memory at once.
+    streaming = importlib.import_module("bpe_reference._streaming")
+    specials = importlib.import_module("bpe_reference._specials")
+    calls = []
+    real = streaming.pretokenize
+    monkeypatch.setattr(streaming, "pretokenize", lambda text: calls.append(text) or real(text))
+    block = "a story about a cat.<|endoftext|>" * 1000
+    batches = streaming.iter_batches([block], specials.compile_specials(["<|endoftext|>"]), 13)
+    assert next(batches) == (["a", " story", " about", " a", " cat", "."], "<|endoftext|>")
+    assert len(calls) == 1
+    assert sum(1 for _ in batches) == 1000  # 999 more documents, then the empty rest

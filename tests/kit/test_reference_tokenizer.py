@@ -175,3 +175,15 @@ def test_from_files_skips_version_line_and_blank_lines(tmp_path):
 )
 def test_long_pretokens_encode_like_replaying_merges(tok, text):
     assert tok.encode(text) == replay_merges(tok, text)
+
+
+def test_all_occurrences_of_the_best_pair_merge_before_the_next_pair():
+    # A merges list no trainer makes: ("bc", "b") ranks before ("b", "c"), which
+    # creates "bc". Encoding "bcbc" merges every ("b", "c") in one left-to-right
+    # pass first, as the plain rescanning algorithm does, so the ("bc", "b") that
+    # exists halfway through that pass never gets its turn.
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"bc", 257: b"bcb"}
+    tok = bpe.BPETokenizer(vocab, [(b"bc", b"b"), (b"b", b"c")])
+    assert tok.encode("bcbc") == [256, 256]
+    assert tok.encode("bcb") == [257]
+    assert tok.encode("bc" * 50) == [256] * 50  # a long pre-token takes the heap path
