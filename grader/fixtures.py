@@ -3,14 +3,19 @@
 Every corpus and case is defined here, in code, so the fixtures are reproducible byte for byte:
 running this again must leave `git diff data/fixtures` empty. The expected merges, vocabularies and
 ids come from the trusted trainer and encoder in `grader.feedback` by default; `--engine solution`
-computes them with the reference solution instead. The kit's tests run both and compare them with
+computes them with the reference solution instead. The failure-message data (steps.txt, mistakes/)
+always comes from the trusted trainer. None of these trainers is shipped with the handout: the
+public graded tests only read these files. The kit's tests run both and compare them with
 the committed files, so two independent implementations vouch for every golden value.
 
 Layout (see grader/feedback/golden.py for the file formats):
     data/fixtures/{public,hidden}/corpora/*.txt     small corpora, a few KB each
-    data/fixtures/{public,hidden}/train/<case>/      case.json, merges.txt, vocab.txt
+    data/fixtures/{public,hidden}/train/<case>/      case.json, merges.txt, vocab.txt, and for the
+                                                     failure messages steps.txt and mistakes/<id>.txt
     data/fixtures/{public,hidden}/encode/<case>/     tokenizer.json, texts.jsonl
     data/fixtures/public/gpt2/<case>/                vocab.json, merges.txt, texts.jsonl (GPT-2 format)
+    data/fixtures/public/char_bpe/train.jsonl        CharBPE.train cases for Part 1
+    data/fixtures/public/speed/                      what the efficiency gates check their answers with
     data/fixtures/calibration.json                   speed ratios, written by grader.calibration when
                                                      missing or with --calibrate (machine dependent)
 """
@@ -18,13 +23,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.feedback import golden
+from grader import calibration
+from grader.feedback import char_bpe, golden, recorder
 from grader.feedback.encoder import TrustedEncoder
 from grader.feedback.gpt2 import render
 from grader.feedback.trainer import read_corpus, train
@@ -145,6 +152,55 @@ HIDDEN_ENCODE = {
 
 GPT2_FORMAT = {"generated_500": ("generated_500", _BASIC_TEXTS + _UNICODE_TEXTS + [EOT + "x"])}
 
+# Part 3's "encode matches" property: texts built like tests/graded/test_part3.py's TEXTS strategy.
+_PIECES = [EOT, EOT + EOT, "<|", "|>", "endoftext", " the", " Lily", "小猫", "😊", "👍🏽", "\r\n", "\r", "  ",
+           "\n\n", "'s", "x²", " 123", "\u00a0"]
+_CHAR_RANGES = [(0x20, 0x7E), (0x00, 0x1F), (0xA0, 0x2FF), (0x370, 0x52F), (0x2000, 0x206F), (0x3000, 0x30FF),
+                (0x4E00, 0x4FFF), (0x1F300, 0x1F6FF), (0x80, 0x10FFFF)]
+
+
+def _random_char(rng: random.Random) -> str:
+    while True:
+        low, high = rng.choice(_CHAR_RANGES)
+        c = rng.randint(low, high)
+        if not 0xD800 <= c <= 0xDFFF:  # surrogates are not text
+            return chr(c)
+
+
+def _generated_texts(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    texts = {"", EOT * 3, "\r\n\r\n  \t", f"a{EOT}{EOT}b", " the  cat"}
+    texts |= {a + b for a in _PIECES for b in _PIECES}  # readable small failures come first
+    while len(texts) < n:
+        pieces = []
+        for _ in range(rng.randint(0, 8)):
+            if rng.random() < 0.5:
+                pieces.append(rng.choice(_PIECES))
+            else:
+                pieces.append("".join(_random_char(rng) for _ in range(rng.randint(0, 6))))
+        texts.add("".join(pieces))
+    return sorted(texts, key=lambda t: (len(t), t))
+
+
+PUBLIC_ENCODE["generated"] = ("generated_500", (EOT, EOT + EOT), _generated_texts(2024, 480))
+
+
+def _char_bpe_cases(seed: int, n: int) -> list[tuple[str, int]]:
+    """Part 1's CharBPE.train cases: short texts over "ab \nc" (random, and repeated motifs)."""
+    rng = random.Random(seed)
+    cases = {("aaaa", 3), ("abcabcab", 4), ("", 0), ("", 3), ("a", 2), ("\n\n\n", 2), ("ab\nab", 3)}
+    while len(cases) < n:
+        if rng.random() < 0.5:
+            text = "".join(rng.choice("ab \nc") for _ in range(rng.randint(0, 30)))
+        else:
+            motif = "".join(rng.choice("ab \nc") for _ in range(rng.randint(1, 4)))
+            text = (motif * rng.randint(2, 8))[:30]
+        cases.add((text, rng.randint(0, 6)))
+    return sorted(cases, key=lambda c: (len(c[0]), c[0], c[1]))
+
+
+CHAR_BPE_CASES = _char_bpe_cases(336, 160)
+
 
 # ---------------------------------------------------------------------------------------------
 # Engines: who computes the expected values.
@@ -155,8 +211,14 @@ class TrustedEngine:
     def train(self, path: Path, vocab_size: int, special_tokens: list[str]):
         return train(read_corpus(path), vocab_size, special_tokens)
 
+    def first_merges(self, text: str, vocab_size: int, special_tokens: list[str], n: int):
+        return train(text, vocab_size, special_tokens, max_merges=n)[1]
+
     def encoder(self, vocab, merges, special_tokens):
         return TrustedEncoder(vocab, merges, special_tokens)
+
+    def char_train(self, text: str, num_merges: int):
+        return char_bpe.train(text, num_merges)
 
 
 class SolutionEngine:
@@ -176,8 +238,18 @@ class SolutionEngine:
     def train(self, path: Path, vocab_size: int, special_tokens: list[str]):
         return self.bpe.train_bpe(path, vocab_size, special_tokens)
 
+    def first_merges(self, text: str, vocab_size: int, special_tokens: list[str], n: int):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "corpus.txt"
+            path.write_bytes(text.encode("utf-8"))
+            return self.bpe.train_bpe(path, vocab_size, special_tokens)[1][:n]
+
     def encoder(self, vocab, merges, special_tokens):
         return self.bpe.BPETokenizer(vocab, merges, special_tokens)
+
+    def char_train(self, text: str, num_merges: int):
+        model = self.bpe.CharBPE.train(text, num_merges)
+        return list(model.vocab), json.loads(json.dumps(model.merges))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,6 +281,8 @@ def generate_tree(out: Path, visibility: str, engine) -> None:
         _write(root / "train" / case.name / "case.json", golden.dump_json(meta))
         _write(root / "train" / case.name / "merges.txt", golden.format_merges(merges), "ascii")
         _write(root / "train" / case.name / "vocab.txt", golden.format_vocab(vocab), "ascii")
+        _write_diagnostics(root / "train" / case.name, read_corpus(root / "corpora" / case.corpus),
+                           case.vocab_size, specials, merges)
     for name, (train_case, specials, texts) in encodes.items():
         vocab, merges = trained[train_case]
         tok = engine.encoder(vocab, merges, list(specials))
@@ -223,6 +297,54 @@ def generate_tree(out: Path, visibility: str, engine) -> None:
             _write(root / "gpt2" / name / "merges.txt",
                    "#version: 0.2\n" + "".join(f"{render(a)} {render(b)}\n" for a, b in merges))
             _write(root / "gpt2" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts]))
+        rows = []
+        for text, num_merges in CHAR_BPE_CASES:
+            vocab, merges = engine.char_train(text, num_merges)
+            rows.append({"merges": merges, "num_merges": num_merges, "text": text, "vocab": vocab})
+        _write(root / "char_bpe" / "train.jsonl", golden.format_jsonl(rows))
+        generate_speed(root / "speed", engine, trained[calibration.ENCODE_TRAIN_CASE])
+
+
+_diagnostics_memo: dict[tuple, tuple[dict, list]] = {}
+
+
+def _write_diagnostics(folder: Path, text: str, vocab_size: int, specials: list[str], merges: list,
+                       with_mistakes: bool = True) -> None:
+    """steps.txt and mistakes/<id>.txt: what the failure messages read (see grader.feedback.messages).
+
+    They depend only on the corpus and the expected merges, so a second engine in the same process
+    (the kit's tests run both) reuses them instead of retraining every mistake.
+    """
+    key = (text, vocab_size, tuple(specials), tuple(merges), with_mistakes)
+    if key not in _diagnostics_memo:
+        wrong = recorder.mistakes(text, vocab_size, specials, merges) if with_mistakes else {}
+        _diagnostics_memo[key] = (wrong, recorder.steps(text, specials, merges, wrong))
+    wrong, steps = _diagnostics_memo[key]
+    _write(folder / "steps.txt", golden.format_steps(steps), "ascii")
+    for key, wrong_merges in wrong.items():
+        _write(folder / "mistakes" / f"{key}.txt", golden.format_merges(wrong_merges), "ascii")
+
+
+SPEED_CHECKED_MERGES = 60  # the training gate compares the first merges of its run with these
+
+
+def generate_speed(out: Path, engine, encode_model) -> None:
+    """The efficiency gates' expected answers, for the workloads of grader/calibration.py."""
+    text = calibration.generated(calibration.TRAIN_CORPUS)
+    specials = [EOT]
+    merges = engine.first_merges(text, calibration.TRAIN_VOCAB_SIZE, specials, SPEED_CHECKED_MERGES)
+    meta = {"corpus": list(calibration.TRAIN_CORPUS), "vocab_size": calibration.TRAIN_VOCAB_SIZE,
+            "special_tokens": specials, "merges": len(merges),
+            "about": "the first merges of the training speed gate's run"}
+    _write(out / "train" / "case.json", golden.dump_json(meta))
+    _write(out / "train" / "merges.txt", golden.format_merges(merges), "ascii")
+    # No mistakes/ here: retraining 1 MB once per mistake takes minutes, and the Part 2 tests name them.
+    _write_diagnostics(out / "train", text, calibration.TRAIN_VOCAB_SIZE, specials, merges, with_mistakes=False)
+    tok = engine.encoder(*encode_model, [EOT])  # as calibration.encode_tokenizer_parts() builds it
+    for gate, spec in (("encode", calibration.ENCODE_TEXT), ("stream", calibration.STREAM_FILE)):
+        about = f"{gate} gate: generate_text{spec!r}, tokenizer {calibration.ENCODE_TRAIN_CASE} + {EOT}"
+        _write(out / gate / "ids.txt", golden.format_id_digest(about, tok.encode(calibration.generated(spec))),
+               "ascii")
 
 
 def generate(out: Path, engine) -> None:
@@ -262,8 +384,6 @@ def main(argv: list[str] | None = None) -> int:
     target = args.out / "calibration.json"
     wanted = args.calibrate or not target.exists()
     if wanted and not args.no_calibration and (solution / "bpe").is_dir():
-        from grader import calibration
-
         ratio = calibration.record(solution, target)
         print(f"calibration: reference / yardstick = {ratio:.3f} (training), written to {target}")
     return 0

@@ -1,26 +1,43 @@
 """Checks for encoding against golden ids, shared by the public and the hidden graded tests."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from grader.feedback import golden
-from grader.feedback.encoder import TrustedEncoder
 from grader.feedback.shapes import check_ids
 
 
+@dataclass
+class TokenizerFacts:
+    """What a correct tokenizer built from (vocab, merges, special_tokens) holds: enough to explain ids."""
+
+    vocab: dict[int, bytes]
+    special_tokens: list[str]
+
+    @classmethod
+    def of(cls, vocab: dict[int, bytes], special_tokens=None) -> "TokenizerFacts":
+        specials = list(dict.fromkeys(special_tokens or []))
+        return cls(golden.with_specials(vocab, specials), specials)
+
+    def id_of(self, token: bytes) -> int:
+        return min(i for i, t in self.vocab.items() if t == token)
+
+
 def tokenizer_for(bpe, visibility: str, name: str):
-    """(the student's tokenizer, the golden case, a trusted encoder with the same vocab)."""
+    """(the student's tokenizer, the golden case, the facts of a correct tokenizer with the same vocab)."""
     case = golden.EncodeCase(golden.root(visibility), name)
     tok = bpe.BPETokenizer(dict(case.train.vocab), list(case.train.merges), list(case.special_tokens))
-    return tok, case, TrustedEncoder(case.train.vocab, case.train.merges, case.special_tokens)
+    return tok, case, TokenizerFacts.of(case.train.vocab, case.special_tokens)
 
 
 def _tokens(vocab: dict[int, bytes], ids: list[int]) -> str:
     return "[" + ", ".join(repr(vocab[i]) if i in vocab else f"<unknown id {i}>" for i in ids) + "]"
 
 
-def explain_ids(trusted: TrustedEncoder, text: str, expected: list[int], got: list[int]) -> str | None:
+def explain_ids(facts: TokenizerFacts, text: str, expected: list[int], got: list[int]) -> str | None:
     if got == expected:
         return None
-    vocab = trusted.vocab
+    vocab = facts.vocab
     lines = [f"encode({text!r}) is wrong.",
              f"  expected {expected}",
              f"         = {_tokens(vocab, expected)}",
@@ -29,8 +46,8 @@ def explain_ids(trusted: TrustedEncoder, text: str, expected: list[int], got: li
     k = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
     lines.append(f"  the first difference is at position {k}.")
     same_bytes = all(i in vocab for i in got) and b"".join(vocab[i] for i in got) == text.encode("utf-8")
-    specials = [s for s in trusted.special_tokens if s in text]
-    if specials and any(trusted.ids[s.encode("utf-8")] not in got for s in specials):
+    specials = [s for s in facts.special_tokens if s in text]
+    if specials and any(facts.id_of(s.encode("utf-8")) not in got for s in specials):
         lines.append("Hint: each special token must become its single id; when special tokens overlap, "
                      "the longest one wins.")
     elif same_bytes:
@@ -43,10 +60,11 @@ def explain_ids(trusted: TrustedEncoder, text: str, expected: list[int], got: li
     return "\n".join(lines)
 
 
-def check_encode_case(bpe, visibility: str, name: str) -> None:
-    tok, case, trusted = tokenizer_for(bpe, visibility, name)
+def check_encode_case(bpe, visibility: str, name: str, intro: str = "") -> None:
+    """Encode every text of the case (stored shortest first) and explain the first wrong one."""
+    tok, case, facts = tokenizer_for(bpe, visibility, name)
     for text, expected in case.texts:
         got = check_ids(tok.encode(text), f"encode({text!r})")
-        problem = explain_ids(trusted, text, expected, got)
+        problem = explain_ids(facts, text, expected, got)
         if problem:
-            raise AssertionError(problem)
+            raise AssertionError(intro + problem)

@@ -1,6 +1,9 @@
 """GPT-2's byte <-> printable-character table, rebuilt here so the trusted side never imports a submission."""
 from __future__ import annotations
 
+# The pre-tokenizer's pattern (the contract's, as in the starter): pretokenize(text) is regex.findall of it.
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
 
 def _table() -> dict[int, str]:
     # Bytes that are already printable keep their own character; the rest are moved to 256 and up.

@@ -1,16 +1,17 @@
 """Failure messages for the training tests: where the merges first differ, and why.
 
-The message is computed on the trusted side from the corpus: it replays the EXPECTED merges up to
-the first difference, lists the pairs that were tied for first place at that step (with counts), and
-names a classic mistake when one reproduces the student's merges exactly.
+Everything comes from the case's stored diagnostics (`golden.Diagnostics`, written by `make
+fixtures`): the pairs that were tied for first place at the first different step (with counts), and
+the classic mistake whose merges are exactly the student's, when there is one.
 """
 from __future__ import annotations
 
+from grader.feedback.golden import Diagnostics
+from grader.feedback.mistakes import BY_ID, Mistake
 from grader.feedback.render import show, show_pair
-from grader.feedback.trainer import CORRECT, Replay
-from grader.feedback.wrong_rules import matching_wrong_rules
 
 MAX_TIED_SHOWN = 8
+MISTAKE_LOOKAHEAD = 50  # a mistake is named when it reproduces this many merges past the first difference
 
 
 def first_difference(expected: list, got: list) -> int | None:
@@ -22,8 +23,17 @@ def first_difference(expected: list, got: list) -> int | None:
     return None
 
 
-def explain_merges(text: str, vocab_size: int, specials: list[str],
-                   expected: list[tuple[bytes, bytes]], got: list[tuple[bytes, bytes]]) -> str | None:
+def matching_mistakes(diagnostics: Diagnostics, got: list, first_diff: int) -> list[Mistake]:
+    """The mistakes whose merges are exactly `got`, up to MISTAKE_LOOKAHEAD merges past `first_diff`."""
+    n = min(len(got), first_diff + MISTAKE_LOOKAHEAD)
+    if n <= first_diff:
+        return []
+    return [BY_ID[key] for key in BY_ID
+            if key in diagnostics.mistakes and diagnostics.mistakes[key][:n] == list(got[:n])]
+
+
+def explain_merges(diagnostics: Diagnostics, expected: list[tuple[bytes, bytes]],
+                   got: list[tuple[bytes, bytes]]) -> str | None:
     """None when equal; otherwise a friendly multi-line explanation of the first difference."""
     k = first_difference(expected, got)
     if k is None:
@@ -37,10 +47,7 @@ def explain_merges(text: str, vocab_size: int, specials: list[str],
         lines.append(f"You stopped after {len(got)} merges, but {len(expected)} were expected "
                      f"(next expected: {show_pair(expected[k])}).")
         lines.append("Keep merging until the vocabulary reaches vocab_size, or until no pair is left at all.")
-        replay = Replay(text, specials, CORRECT)
-        for pair in expected[:k]:
-            replay.apply(pair)
-        if max(replay.counts().values(), default=0) == 1:
+        if diagnostics.steps[k].top == 1:
             lines.append("At that point every pair occurs only once: unlike CharBPE, train_bpe still merges "
                          "pairs that occur once.")
         return "\n".join(lines)
@@ -50,36 +57,40 @@ def explain_merges(text: str, vocab_size: int, specials: list[str],
         return "\n".join(lines)
     lines.append(f"  expected: {show_pair(expected[k])}")
     lines.append(f"  got:      {show_pair(got[k])}")
-    replay = Replay(text, specials, CORRECT)
-    for pair in expected[:k]:
-        replay.apply(pair)
-    counts = replay.counts()
-    top = max(counts.values()) if counts else 0
-    tied = sorted((p for p, n in counts.items() if n == top), reverse=True)
-    if len(tied) == 1:
+    step = diagnostics.steps[k]
+    top = step.top
+    tied = [pair for pair, n in step.counts.items() if n == top]
+    if step.tied == 1:
         lines.append(f"At that step (after the expected merges before it), the single most frequent pair is "
                      f"{show_pair(tied[0])}, with {top} occurrences.")
     else:
-        lines.append(f"At that step (after the expected merges before it), {len(tied)} pairs are tied at {top} "
+        lines.append(f"At that step (after the expected merges before it), {step.tied} pairs are tied at {top} "
                      f"occurrences; the greatest one wins (bytes compared lexicographically):")
-    for pair in (tied[:MAX_TIED_SHOWN] if len(tied) > 1 else []):
-        lines.append(f"    {show_pair(pair)}")
-    if len(tied) > MAX_TIED_SHOWN:
-        lines.append(f"    ... and {len(tied) - MAX_TIED_SHOWN} more")
-    got_count = counts.get(tuple(got[k]))
-    if got_count is None:
-        lines.append(f"Your pair {show_pair(got[k])} does not occur at all at this step (inside one pre-token, "
+        for pair in tied[:MAX_TIED_SHOWN]:
+            lines.append(f"    {show_pair(pair)}")
+        if step.tied > MAX_TIED_SHOWN:
+            lines.append(f"    ... and {step.tied - MAX_TIED_SHOWN} more")
+    mine = tuple(got[k])
+    made = {bytes([b]) for b in range(256)} | {a + b for a, b in expected[:k]}
+    got_count = step.counts.get(mine)
+    if got_count == 0 or (got_count is None and (step.others == 0 or not set(mine) <= made)):
+        lines.append(f"Your pair {show_pair(mine)} does not occur at all at this step (inside one pre-token, "
                      f"outside special tokens).")
+    elif got_count is None and step.others == top:
+        pass  # more pairs are tied than stored: it may be one of them, like the listed ones
+    elif got_count is None:
+        lines.append(f"Your pair {show_pair(mine)} is not among the most frequent pairs at this step: it occurs "
+                     f"at most {step.others} time(s).")
     elif got_count != top:
-        lines.append(f"Your pair {show_pair(got[k])} occurs only {got_count} time(s) at this step.")
-    wrong = matching_wrong_rules(text, vocab_size, specials, got, k)
+        lines.append(f"Your pair {show_pair(mine)} occurs only {got_count} time(s) at this step.")
+    wrong = matching_mistakes(diagnostics, got, k)
     if len(wrong) == 1:
         lines.append("Likely cause: " + wrong[0].name + ".")
         lines.append("  " + wrong[0].explanation)
     elif wrong:
         lines.append("Your merges are exactly what each of these mistakes gives on this corpus:")
-        for rule in wrong:
-            lines.append(f"  - {rule.name}: {rule.explanation}")
+        for mistake in wrong:
+            lines.append(f"  - {mistake.name}: {mistake.explanation}")
     return "\n".join(lines)
 
 

@@ -17,9 +17,7 @@ from collections.abc import Iterable
 
 import regex
 
-from grader.feedback.gpt2 import BYTE_TO_UNICODE
-
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+from grader.feedback.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
 # What a student gets by porting GPT2_PATTERN to the standard `re` module, which has no \p{...}.
 RE_MODULE_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""
 

@@ -11,7 +11,7 @@ def check_training_case(bpe, visibility: str, name: str) -> None:
     case = golden.TrainCase(golden.root(visibility), name)
     call = f"train_bpe(<{case.corpus_path.name}>, vocab_size={case.vocab_size}, special_tokens={case.special_tokens!r})"
     vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, case.vocab_size, list(case.special_tokens)))
-    problem = explain_merges(case.corpus_text(), case.vocab_size, case.special_tokens, case.merges, merges)
+    problem = explain_merges(case.diagnostics(), case.merges, merges)
     if problem:
         raise AssertionError(f"{call} ({case.about}):\n{problem}")
     problem = explain_vocab(case.vocab, vocab, len(dict.fromkeys(case.special_tokens)))

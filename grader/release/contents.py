@@ -1,10 +1,10 @@
 """Which files of the kit go where. The handout gets only what a student may see.
 
 Instructor-only, never in the handout: the reference solution; hidden tests and fixtures; the
-release and farm tooling; the fixture generator (it regenerates fixtures, hidden ones included).
-The grader's trusted oracles (grader/feedback/char_bpe.py, trainer.py, encoder.py) DO go out: the
-public graded tests compare against them and the speed gates time the trainer as their yardstick
-when the reference is absent; they are written to be obviously correct, not fast.
+release and farm tooling; the fixture generator (it regenerates fixtures, hidden ones included);
+and the grader's trusted oracles (`ORACLES`: a slow but working CharBPE, BPE trainer and encoder,
+plus the classic mistakes as trainer knobs). Those are working answers to Parts 1-3, so they stay
+here: the public graded tests read what they computed from data/fixtures/public/ instead.
 """
 from __future__ import annotations
 
@@ -21,8 +21,16 @@ HANDOUT_INCLUDE = [
     "grader/**",
     "pyproject.toml",
 ]
+ORACLES = [
+    "grader/feedback/char_bpe.py",
+    "grader/feedback/trainer.py",
+    "grader/feedback/encoder.py",
+    "grader/feedback/wrong_rules.py",
+    "grader/feedback/recorder.py",
+]
 PRIVATE = [
     "solution/**",
+    *ORACLES,
     "tests/graded/test_hidden_*",
     "tests/graded/**/test_hidden_*",
     "data/fixtures/hidden/**",

@@ -1,9 +1,9 @@
 """Scan a would-be handout for anything hidden, by CONTENT as well as by name.
 
 A file can leak under an innocent name (a hidden fixture pasted into a public one, a reference
-function copied into the grader), so besides the paths this looks for: the reference solution's
-code (every sizeable statement inside its functions, compared as syntax trees with names
-numbered, so reformatting or renaming does not hide it); the content of every hidden fixture; the
+function copied into the grader), so besides the paths this looks for: the code of the reference
+solution and of the grader's trusted oracles (every sizeable statement inside their functions,
+compared as syntax trees with names numbered, so reformatting or renaming does not hide it); the content of every hidden fixture; the
 names of hidden tests; and rubric entries that are not visible.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ import re
 import tomllib
 from pathlib import Path
 
-from .contents import is_private
+from .contents import ORACLES, is_private
 
-PRIVATE_CODE = ["solution/bpe/*.py"]
+PRIVATE_CODE = ["solution/bpe/*.py", *ORACLES]
 MIN_STATEMENT = 60
 # Published with GPT-2 and filled in for students in the starter: not a solution wherever it appears.
 PUBLISHED = {"bytes_to_unicode", "unicode_to_bytes"}  # characters of normalised source: shorter statements are too generic to tell

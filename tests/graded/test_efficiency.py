@@ -1,7 +1,7 @@
 """Efficiency gates: training speed, encoding speed, and streaming memory.
 
 Budgets are never a fixed number of seconds: see grader/calibration.py. Each gate also checks that
-the fast answer is a right answer.
+the fast answer is a right answer, against expected results stored in data/fixtures/public/speed/.
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 """
@@ -11,14 +11,11 @@ import pytest
 
 from grader import calibration
 from grader.feedback import golden
-from grader.feedback.encoder import TrustedEncoder
 from grader.feedback.messages import explain_merges
 from grader.feedback.shapes import check_ids, check_train_result
 from grader.feedback.speed import timed_call, verdict
-from grader.feedback.trainer import read_corpus, train
 
 EOT = "<|endoftext|>"
-CHECKED_MERGES = 60  # the speed run's first merges are compared with the trusted trainer's
 TRAIN_HINT = ("Hint: do not recount every pair after every merge. Count the distinct pre-tokens once, "
               "keep the pair counts, and after a merge update only the counts of pairs next to it "
               "(and only in the words that contain the merged pair).")
@@ -43,11 +40,10 @@ def test_training_speed(bpe, scratch, record_property):
     result, seconds = timed_call(bpe, budget, lambda: bpe.train_bpe(corpus, calibration.TRAIN_VOCAB_SIZE, [EOT]),
                                  what, TRAIN_HINT)
     vocab, merges = check_train_result(result)
-    text = read_corpus(corpus)
-    _, expected = train(text, calibration.TRAIN_VOCAB_SIZE, [EOT], max_merges=CHECKED_MERGES)
+    expected = golden.SpeedTrainCase(golden.root("public"))  # the first merges, stored by `make fixtures`
     assert len(vocab) == calibration.TRAIN_VOCAB_SIZE, (
         f"{what}: expected exactly {calibration.TRAIN_VOCAB_SIZE} vocab entries, got {len(vocab)}")
-    problem = explain_merges(text, calibration.TRAIN_VOCAB_SIZE, [EOT], expected, merges[:CHECKED_MERGES])
+    problem = explain_merges(expected.diagnostics(), expected.merges, merges[:len(expected.merges)])
     assert problem is None, f"{what}: fast, but the merges are wrong.\n{problem}"
     ok, message = verdict(seconds, budget, what, TRAIN_HINT)
     record_property("feedback", message)
@@ -64,9 +60,10 @@ def test_encode_speed(bpe, scratch, record_property):
     text = calibration.generated(calibration.ENCODE_TEXT)
     what = f"encode on {len(text.encode('utf-8')) // 1000} KB of stories ({len(merges)} merges)"
     ids, seconds = timed_call(bpe, budget, lambda: tok.encode(text), what, ENCODE_HINT)
-    expected = TrustedEncoder(vocab, merges, specials).encode(text)
-    assert check_ids(ids) == expected, f"{what}: fast, but the ids are wrong (first at position " \
-        f"{next((i for i, (a, b) in enumerate(zip(ids, expected)) if a != b), min(len(ids), len(expected)))})"
+    expected = golden.IdDigest(golden.root("public") / "speed" / "encode" / "ids.txt")
+    wrong = expected.first_wrong_block(check_ids(ids))
+    assert wrong is None, (f"{what}: fast, but the ids are wrong: {len(ids)} ids instead of {expected.count}, "
+                           f"the first wrong one among ids #{wrong} to #{wrong + golden.BLOCK_IDS - 1}.")
     ok, message = verdict(seconds, budget, what, ENCODE_HINT)
     record_property("feedback", message)
     if not ok:
@@ -91,12 +88,13 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
             raise AssertionError(f"encode_iterable over a {size / 1e6:.1f} MB file was stopped after "
                                  f"{seconds:.0f} s, so its memory could not be measured. Make encode fast "
                                  f"first (see the encoding speed test).\n{ENCODE_HINT}") from None
-    expected = TrustedEncoder(vocab, merges, specials).encode(read_corpus(path))
+    expected = golden.IdDigest(golden.root("public") / "speed" / "stream" / "ids.txt")
     ids = check_ids(result.ids, "encode_iterable(...)")
-    if ids != expected:
-        k = next((i for i, (a, b) in enumerate(zip(ids, expected)) if a != b), min(len(ids), len(expected)))
+    wrong = expected.first_wrong_block(ids)
+    if wrong is not None:
         raise AssertionError(f"encode_iterable over a {size / 1e6:.1f} MB file read in chunks gave wrong ids: "
-                             f"{len(ids)} ids instead of {len(expected)}, first difference at position {k}.")
+                             f"{len(ids)} ids instead of {expected.count}, the first wrong one among ids "
+                             f"#{wrong} to #{wrong + golden.BLOCK_IDS - 1}.")
     limit = MEMORY_LIMIT_PER_FILE_BYTE * size
     message = (f"encode_iterable over a {size / 1e6:.1f} MB file grew your program's memory by "
                f"{result.peak_growth_bytes / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB.")

@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 
 from grader.feedback import golden
 from grader.feedback.errors import expect_error
-from grader.feedback.trainer import GPT2_PATTERN
+from grader.feedback.gpt2 import GPT2_PATTERN
 from grader.feedback.training_check import check_training_case
 
 EOT = "<|endoftext|>"

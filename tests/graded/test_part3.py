@@ -2,8 +2,9 @@
 
 Golden tests use the vocab and merges of data/fixtures/public/train/generated_500 with the special
 tokens "<|endoftext|>" and "<|endoftext|><|endoftext|>" (the second is not in the vocab, so the
-tokenizer appends it with the next free id). Property tests generate texts; the expected ids come
-from a small trusted encoder that lives in the grader.
+tokenizer appends it with the next free id). Property tests generate texts and compare your tokenizer
+with itself (round trips, chunking); the ids of many generated texts are stored in the fixtures
+(encode/generated), shortest first.
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 """
@@ -16,8 +17,7 @@ from hypothesis import example, given, strategies as st
 
 from grader.feedback import golden
 from grader.feedback.errors import expect_error
-from grader.feedback.encoding_check import check_encode_case, explain_ids, tokenizer_for
-from grader.feedback.encoder import TrustedEncoder
+from grader.feedback.encoding_check import TokenizerFacts, check_encode_case, explain_ids, tokenizer_for
 from grader.feedback.gpt2 import UNICODE_TO_BYTE
 from grader.feedback.shapes import check_ids
 
@@ -47,7 +47,7 @@ def test_encode_unicode_and_whitespace(bpe):
 
 @pytest.mark.timeout(60)
 def test_decode(bpe):
-    tok, case, trusted = tokenizer_for(bpe, "public", "unicode")
+    tok, case, facts = tokenizer_for(bpe, "public", "unicode")
     for text, ids in case.texts:
         got = tok.decode(list(ids))
         assert got == text, f"decode({ids}) should give back {text!r}, got {got!r}"
@@ -55,7 +55,7 @@ def test_decode(bpe):
     got = tok.decode(broken)
     assert got == "\ufffd", (f"decode({broken}) holds an incomplete UTF-8 character; it must decode with "
                              f"errors='replace' and give '\\ufffd', got {got!r}")
-    size = max(trusted.vocab) + 1
+    size = max(facts.vocab) + 1
     for bad in [size, size + 1000, -1]:
         error = expect_error(ValueError, lambda: tok.decode([72, bad]), f"decode([72, {bad}])",
                              f"{bad} is not a known id")
@@ -64,14 +64,14 @@ def test_decode(bpe):
 
 @pytest.mark.timeout(60)
 def test_save_and_load_round_trip(bpe):
-    tok, case, trusted = tokenizer_for(bpe, "public", "specials")
+    tok, case, facts = tokenizer_for(bpe, "public", "specials")
     vocab_path, merges_path = bpe.kit.outpath("vocab.json"), bpe.kit.outpath("merges.txt")
     tok.save(vocab_path, merges_path)
     again = bpe.BPETokenizer.from_files(vocab_path, merges_path, list(case.special_tokens))
-    assert again.vocab == trusted.vocab, "from_files(save(...)) must give back the same vocab (ids and bytes)"
+    assert again.vocab == facts.vocab, "from_files(save(...)) must give back the same vocab (ids and bytes)"
     assert again.merges == case.train.merges, "from_files(save(...)) must give back the same merges, in order"
     for text, expected in case.texts:
-        problem = explain_ids(trusted, text, expected, check_ids(again.encode(text)))
+        problem = explain_ids(facts, text, expected, check_ids(again.encode(text)))
         if problem:
             raise AssertionError("after save() and from_files():\n" + problem)
 
@@ -86,16 +86,16 @@ def test_load_gpt2_format_files(bpe):
         "from_files on GPT-2-format files (vocab.json maps printable strings such as 'Ġthe' to ids; "
         "merges.txt starts with a '#version' line) gave a different vocab: turn each character back into "
         "its byte with unicode_to_bytes()")
-    trusted = TrustedEncoder(expected_vocab, golden.TrainCase(golden.root("public"), "generated_500").merges)
+    facts = TokenizerFacts.of(expected_vocab)
     for text, expected in golden.parse_texts((folder / "texts.jsonl").read_text(encoding="utf-8")):
-        problem = explain_ids(trusted, text, expected, check_ids(tok.encode(text)))
+        problem = explain_ids(facts, text, expected, check_ids(tok.encode(text)))
         if problem:
             raise AssertionError("after from_files() on GPT-2-format files:\n" + problem)
 
 
 @pytest.mark.timeout(60)
 def test_saved_files_are_gpt2_format(bpe):
-    tok, case, trusted = tokenizer_for(bpe, "public", "basic")
+    tok, case, facts = tokenizer_for(bpe, "public", "basic")
     tok.save(bpe.kit.outpath("vocab.json"), bpe.kit.outpath("merges.txt"))
     try:
         raw_vocab = json.loads(bpe.kit.read_output("vocab.json").decode("utf-8"))
@@ -108,7 +108,7 @@ def test_saved_files_are_gpt2_format(bpe):
     except KeyError as error:
         raise AssertionError(f"vocab.json keys must be GPT-2 renderings (bytes_to_unicode), but "
                              f"{error.args[0]!r} is not a rendered byte") from None
-    assert vocab == trusted.vocab, "the saved vocab.json, read back with unicode_to_bytes, must equal tok.vocab"
+    assert vocab == facts.vocab, "the saved vocab.json, read back with unicode_to_bytes, must equal tok.vocab"
     lines = bpe.kit.read_output("merges.txt").decode("utf-8").split("\n")
     rows = [line for line in lines if line and not line.startswith("#version")]
     parsed = []
@@ -137,14 +137,9 @@ def test_round_trip_property(bpe):
 
 @pytest.mark.timeout(120)
 def test_encode_matches_trusted_property(bpe):
-    tok, _, trusted = tokenizer_for(bpe, "public", "basic")
-
-    @given(TEXTS)
-    def agrees(text):
-        problem = explain_ids(trusted, text, trusted.encode(text), check_ids(tok.encode(text)))
-        assert problem is None, "the smallest text where your ids are wrong:\n" + (problem or "")
-
-    agrees()
+    # Texts generated like TEXTS above, with their expected ids (data/fixtures/public/encode/generated),
+    # shortest first: the first failure is the smallest one.
+    check_encode_case(bpe, "public", "generated", intro="the smallest text where your ids are wrong:\n")
 
 
 @pytest.mark.timeout(120)
@@ -170,8 +165,8 @@ def test_encode_iterable_any_chunking(bpe):
 
 @pytest.mark.timeout(120)
 def test_decode_arbitrary_ids(bpe):
-    tok, _, trusted = tokenizer_for(bpe, "public", "specials")
-    vocab = trusted.vocab
+    tok, _, facts = tokenizer_for(bpe, "public", "specials")
+    vocab = facts.vocab
     size = max(vocab) + 1
 
     @given(st.lists(st.integers(0, size - 1), max_size=12))

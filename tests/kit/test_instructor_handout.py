@@ -13,9 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from grader.release.contents import ORACLES
 from grader.release.handout import TOP, LeakError, build
 
 KIT = Path(__file__).resolve().parents[2]
+# What would let a student copy a working Part 1-3: never defined anywhere in the handout but the stubs.
+# (Plain `encode`/`merge` are left out: the grader's wire format and outcomes have their own.)
+GRADED_NAMES = {"train", "train_bpe", "encode_iterable", "CharBPE", "BPETokenizer", "TrustedEncoder",
+                "Replay", "count_pairs", "pretokens", "merge_word"}
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +66,22 @@ def test_no_hidden_file_by_name(handout):
     bad = [n for n in files if re.search(r"(^|/)test_hidden_|^data/fixtures/hidden/|^solution/|__pycache__"
                                          r"|^grader/(release|farm)/|^grader/fixtures\.py$", n)]
     assert bad == []
+    assert len(ORACLES) >= 4 and all((KIT / oracle).is_file() for oracle in ORACLES)
+    assert [n for n in files if n in ORACLES] == []
+
+
+def test_no_trainer_or_encoder_outside_the_stubs(handout):
+    """Only the starter's stubs define the graded functions; the graded tests read stored answers."""
+    _, files = handout
+    defined = {}
+    for name, data in files.items():
+        if name.endswith(".py") and not name.startswith("starter/"):
+            for node in ast.walk(ast.parse(data.decode())):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in GRADED_NAMES:
+                    defined.setdefault(name, []).append(node.name)
+    assert defined == {}
+    stubs = [n for n, d in files.items() if n.startswith("starter/bpe/") and b"raise NotImplementedError" in d]
+    assert len(stubs) >= 4  # the names above do exist, as stubs
 
 
 def test_no_solution_code_by_content(handout):
@@ -69,10 +90,11 @@ def test_no_solution_code_by_content(handout):
     for p in (KIT / "starter/bpe").glob("*.py"):
         starter |= _bodies(p.read_text())
     private = {}
-    for p in (KIT / "solution/bpe").glob("*.py"):
+    for p in [*(KIT / "solution/bpe").glob("*.py"), *(KIT / oracle for oracle in ORACLES)]:
         if p.exists():
             private |= {k: f"{p.name}:{v}" for k, v in _bodies(p.read_text()).items() if k not in starter}
     assert len(private) > 10  # the check below compares against something real
+    assert any(v.startswith("trainer.py:") for v in private.values())
     for name, data in files.items():
         if name.endswith(".py"):
             copied = [private[b] for b in _bodies(data.decode()) if b in private]
@@ -82,15 +104,14 @@ def test_no_solution_code_by_content(handout):
 def test_no_hidden_fixture_or_hidden_test_by_content(handout):
     _, files = handout
     hidden = [p for p in (KIT / "data/fixtures/hidden").rglob("*") if p.is_file()]
-    public_lines = set()
-    for p in (KIT / "data/fixtures/public").rglob("*"):
-        if p.is_file():
-            public_lines |= set(p.read_bytes().splitlines())
+    # Public and hidden corpora come from one generator: a hidden line that public fixtures already
+    # hold (e.g. a common phrase inside a longer merge line) proves nothing.
+    public = b"\n".join(p.read_bytes() for p in (KIT / "data/fixtures/public").rglob("*") if p.is_file())
     blobs = list(files.values())
     for h in hidden:
         data = h.read_bytes()
         assert data not in blobs, f"{h} is in the handout under another name"
-        own = [ln for ln in data.splitlines() if len(ln) >= 30 and ln not in public_lines]
+        own = [ln for ln in data.splitlines() if len(ln) >= 30 and ln not in public]
         for ln in own[:5]:
             assert not any(ln in b for b in blobs), f"a line of {h} is in the handout"
     names = set()
@@ -136,6 +157,10 @@ def _mini_kit(root: Path) -> Path:
                                 "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):\n"
                                 "            out.append(new_id)\n            i += 2\n        else:\n"
                                 "            out.append(ids[i])\n            i += 1\n    return out\n",
+        "grader/feedback/trainer.py": "def train(words, pair):\n    out = []\n    for tokens, freq in words:\n"
+                                      "        merged = [t for t in tokens if t != pair]\n"
+                                      "        out.append((merged + [pair[0] + pair[1]], freq * len(tokens)))\n"
+                                      "    return out\n",
         "starter/bpe/__init__.py": "",
         "starter/bpe/core.py": "def merge(ids, pair, new_id):\n    raise NotImplementedError('merge')\n",
         "tests/graded/test_public.py": "def test_visible_thing(bpe):\n    assert True\n",
@@ -155,6 +180,7 @@ def _mini_kit(root: Path) -> Path:
 
 @pytest.mark.parametrize("plant,where", [
     (lambda k: shutil.copy(k / "solution/bpe/core.py", k / "grader/helpers.py"), "private code"),
+    (lambda k: shutil.copy(k / "grader/feedback/trainer.py", k / "grader/slow_trainer.py"), "private code"),
     (lambda k: (k / "assignment/hint.py").write_text(
         "def merge_hint(a, b, c):\n    out, i = [], 0\n    while i < len(a):\n"
         "        if i + 1 < len(a) and (a[i], a[i + 1]) == tuple(b):\n            out.append(c)\n"
@@ -166,7 +192,8 @@ def _mini_kit(root: Path) -> Path:
 ])
 def test_a_planted_leak_stops_the_build(tmp_path, plant, where):
     kit = _mini_kit(tmp_path / "kit")
-    build(kit, tmp_path / "clean.zip")  # the mini kit itself is clean
+    clean = build(kit, tmp_path / "clean.zip")  # the mini kit itself is clean
+    assert "grader/feedback/trainer.py" not in clean  # an oracle stays out without a word
     plant(kit)
     with pytest.raises(LeakError, match=where):
         build(kit, tmp_path / "leaky.zip")
@@ -202,3 +229,27 @@ def test_unzipped_handout_grades_the_starter_to_zero_with_not_implemented(handou
     assert results["score"] == 0 and results["tests"]
     assert "not implemented" in (r.stdout + r.stderr).lower()
     assert all("not implemented" in t.get("output", "").lower() or t["score"] == 0 for t in results["tests"])
+
+
+def _grade(root: Path, submission: str, out: Path) -> dict:
+    r = subprocess.run([sys.executable, "-m", "grader", "grade", submission, "--out", str(out)], cwd=root,
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return json.loads((out / "results.json").read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not GRADER_READY, reason="the grader or its rubric (grader/rubric.toml) is not written yet")
+def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_the_kit(handout, tmp_path):
+    """Without the oracles and without solution/ (so the speed budgets come from the yardstick)."""
+    with zipfile.ZipFile(handout[0]) as z:
+        z.extractall(tmp_path)
+    root = tmp_path / TOP
+    assert not (root / "solution").exists() and not any((root / oracle).exists() for oracle in ORACLES)
+    shutil.copytree(KIT / "solution", root / "mine", ignore=shutil.ignore_patterns("__pycache__"))
+    there = _grade(root, "mine", tmp_path / "handout-results")
+    assert there["tests"] and there["score"] == sum(t["max_score"] for t in there["tests"]), \
+        [t["name"] + ": " + t.get("output", "")[:300] for t in there["tests"] if t["score"] < t["max_score"]]
+    here = _grade(KIT, str(KIT / "solution"), tmp_path / "kit-results")
+    visible = {t["name"]: t["score"] for t in here["tests"] if t["name"] in {u["name"] for u in there["tests"]}}
+    assert visible == {t["name"]: t["score"] for t in there["tests"]}

@@ -1,4 +1,8 @@
-"""The graded suite's diagnostics: trusted trainers, wrong-rule detection, messages, budgets."""
+"""The graded suite's diagnostics: trusted trainers, wrong-rule detection, messages, budgets.
+
+The messages read only stored data (data/fixtures); these tests retrain with the trusted oracles
+(instructor-only) to check that the stored data tells the same story.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,7 +49,7 @@ def test_each_wrong_rule_is_named_on_some_fixture_case(rule):
         text = case.corpus_text()
         _, wrong = train(text, case.vocab_size, case.special_tokens, rule.rules)
         if wrong != case.merges:
-            message = explain_merges(text, case.vocab_size, case.special_tokens, case.merges, wrong)
+            message = explain_merges(case.diagnostics(), case.merges, wrong)
             assert f"Likely cause: {rule.name}." in message, message
             return
     pytest.fail(f"no small fixture case exposes the mistake {rule.name!r}")
@@ -53,27 +57,28 @@ def test_each_wrong_rule_is_named_on_some_fixture_case(rule):
 
 def test_first_difference_shows_expected_got_and_tied_pairs():
     case = golden.TrainCase(golden.root("public"), "tiny_words")
-    text = case.corpus_text()
     got = list(case.merges)
     got[3], got[4] = got[4], got[3]
-    message = explain_merges(text, case.vocab_size, [], case.merges, got)
+    message = explain_merges(case.diagnostics(), case.merges, got)
     assert "for the first 3 merge(s), then differ at merge #3" in message
     assert f"expected: ({case.merges[3][0]!r}, {case.merges[3][1]!r})" in message
     assert f"got:      ({got[3][0]!r}, {got[3][1]!r})" in message
     assert "tied at" in message or "single most frequent pair" in message
-    first = explain_merges(text, case.vocab_size, [], case.merges, [got[1]] + got)
+    first = explain_merges(case.diagnostics(), case.merges, [got[1]] + got)
     assert "very first merge" in first
 
 
 def test_stopping_too_early_or_too_late_is_explained():
     case = golden.TrainCase(golden.root("public"), "early_stop")
     text = case.corpus_text()
-    assert "You stopped after 10 merges" in explain_merges(text, case.vocab_size, [], case.merges, case.merges[:10])
+    diagnostics = case.diagnostics()
+    assert "You stopped after 10 merges" in explain_merges(diagnostics, case.merges, case.merges[:10])
     once = next(i for i in range(len(case.merges)) if max(_counts_after(text, case.merges[:i]).values()) == 1)
-    assert "occurs only once" in explain_merges(text, case.vocab_size, [], case.merges, case.merges[:once])
+    assert "occurs only once" in explain_merges(diagnostics, case.merges, case.merges[:once])
+    assert "occurs only once" not in explain_merges(diagnostics, case.merges, case.merges[:once - 1])
     extra = case.merges + [(b"a", b"b")]
-    assert "no pair is left" in explain_merges(text, case.vocab_size, [], case.merges, extra)
-    assert explain_merges(text, case.vocab_size, [], case.merges, list(case.merges)) is None
+    assert "no pair is left" in explain_merges(diagnostics, case.merges, extra)
+    assert explain_merges(diagnostics, case.merges, list(case.merges)) is None
 
 
 def _counts_after(text, merges):
@@ -81,6 +86,52 @@ def _counts_after(text, merges):
     for pair in merges:
         replay.apply(pair)
     return replay.counts()
+
+
+@pytest.mark.parametrize("visibility,name", [("public", "tiny_words"), ("public", "specials"),
+                                             ("hidden", "hidden_tricky")])
+def test_stored_steps_agree_with_a_live_replay(visibility, name):
+    case = golden.TrainCase(golden.root(visibility), name)
+    steps = case.diagnostics().steps
+    assert len(steps) == len(case.merges)
+    replay = Replay(case.corpus_text(), case.special_tokens)
+    for k, (pair, step) in enumerate(zip(case.merges, steps)):
+        counts = replay.counts()
+        assert step.top == max(counts.values()) == counts[pair], k
+        assert step.tied == sum(1 for n in counts.values() if n == step.top), k
+        assert all(counts.get(p, 0) == n for p, n in step.counts.items()), k
+        assert all(n <= step.others for p, n in counts.items() if p not in step.counts), k
+        replay.apply(pair)
+
+
+def test_a_pair_that_cannot_occur_or_is_rare_is_said_so():
+    case = golden.TrainCase(golden.root("public"), "tiny_words")
+    diagnostics = case.diagnostics()
+    k = 5
+    step = diagnostics.steps[k]
+    never = (b"\xff\xfe", b"q")  # no merge made b"\xff\xfe"
+    message = explain_merges(diagnostics, case.merges, case.merges[:k] + [never])
+    assert "Your pair (b'\\xff\\xfe', b'q') does not occur at all" in message, message
+    counts = _counts_after(case.corpus_text(), case.merges[:k])
+    rare = next(p for p, n in counts.items() if p not in step.counts and 0 < n < step.top)
+    message = explain_merges(diagnostics, case.merges, case.merges[:k] + [rare])
+    assert f"at most {step.others} time(s)" in message
+    listed = next(p for p, n in step.counts.items() if 0 < n < step.top)
+    message = explain_merges(diagnostics, case.merges, case.merges[:k] + [listed])
+    assert f"occurs only {step.counts[listed]} time(s)" in message
+
+
+def test_id_digest_finds_the_first_wrong_block(tmp_path):
+    ids = list(range(3 * golden.BLOCK_IDS + 5))
+    path = tmp_path / "ids.txt"
+    path.write_text(golden.format_id_digest("test", ids), encoding="ascii")
+    digest = golden.IdDigest(path)
+    assert digest.count == len(ids) and digest.first_wrong_block(ids) is None
+    wrong = list(ids)
+    wrong[2 * golden.BLOCK_IDS + 7] = -1
+    assert digest.first_wrong_block(wrong) == 2 * golden.BLOCK_IDS
+    assert digest.first_wrong_block(ids[:-1]) == 3 * golden.BLOCK_IDS
+    assert digest.first_wrong_block(ids + [1]) == 3 * golden.BLOCK_IDS
 
 
 def test_vocab_differences_are_explained():
@@ -108,6 +159,12 @@ def test_trusted_encoder_agrees_with_the_reference(reference, text):
     specials = ["<|endoftext|>", "<|endoftext|><|endoftext|>"]
     assert TrustedEncoder(case.vocab, case.merges, specials).encode(text) == \
         reference.BPETokenizer(case.vocab, case.merges, specials).encode(text)
+
+
+def test_the_yardstick_is_deterministic_work_not_a_trainer():
+    text = "the cat sat on the mat " * 50
+    assert calibration.yardstick_workload(text, rounds=3) == calibration.yardstick_workload(text, rounds=3) > 0
+    assert "train" not in calibration.yardstick_workload.__code__.co_names
 
 
 def test_budget_falls_back_to_the_yardstick_without_the_reference(monkeypatch, tmp_path):

@@ -29,6 +29,7 @@ def _assert_same_tree(generated: Path, committed: Path) -> None:
         assert not changed, f"{visibility}: regenerated files differ from the committed ones: {changed}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["trusted", "solution"])
 def test_fixtures_regenerate_byte_for_byte(engine, tmp_path):
     out = tmp_path / "fixtures"
@@ -58,6 +59,36 @@ def test_every_case_loads_and_is_well_formed():
             assert case.stops_early == (len(case.vocab) < case.vocab_size)
         for enc_dir in sorted((root / "encode").iterdir()):
             assert golden.EncodeCase(root, enc_dir.name).texts
+
+
+def test_stored_cases_come_shortest_first_so_the_first_failure_is_the_smallest():
+    rows = golden.char_bpe_cases(golden.root("public"))
+    assert len(rows) >= 100 and {r["num_merges"] for r in rows} == set(range(7))
+    assert [len(r["text"]) for r in rows] == sorted(len(r["text"]) for r in rows)
+    texts = [t for t, _ in golden.EncodeCase(golden.root("public"), "generated").texts]
+    assert len(texts) >= 100 and [len(t) for t in texts] == sorted(map(len, texts))
+    assert any(ord(c) > 0xFFFF for t in texts for c in t) and any("<|endoftext|>" in t for t in texts)
+
+
+def test_the_speed_gates_data_matches_the_calibrated_workloads():
+    """The gates check their answers against these files: they must describe the very same workloads."""
+    case = golden.SpeedTrainCase(golden.root("public"))
+    assert case.corpus == calibration.TRAIN_CORPUS and case.vocab_size == calibration.TRAIN_VOCAB_SIZE
+    assert case.special_tokens == ["<|endoftext|>"] and len(case.merges) == len(case.diagnostics().steps) > 0
+    for gate, spec in (("encode", calibration.ENCODE_TEXT), ("stream", calibration.STREAM_FILE)):
+        text = (golden.root("public") / "speed" / gate / "ids.txt").read_text(encoding="ascii")
+        assert f"generate_text{spec!r}" in text.splitlines()[0]
+        assert golden.IdDigest(golden.root("public") / "speed" / gate / "ids.txt").count > 0
+
+
+def test_every_training_case_has_its_failure_message_data():
+    for visibility in ("public", "hidden"):
+        for case_dir in sorted((golden.root(visibility) / "train").iterdir()):
+            case = golden.TrainCase(golden.root(visibility), case_dir.name)
+            diagnostics = case.diagnostics()
+            assert len(diagnostics.steps) == len(case.merges), case.name
+            for key, merges in diagnostics.mistakes.items():
+                assert merges != case.merges, (case.name, key)
 
 
 def test_only_the_early_stop_case_stops_early():
