@@ -1,0 +1,151 @@
+"""Hostile submissions, graded through the real CLI (jailed: tests/submissions/jail.py on top of
+tests/kit/sandboxed.py): each earns exactly what it honestly earns, and after each run
+
+- the grader exited 0 and wrote a valid results.json, and the report folder holds only its files;
+- no process is left in the jail's PID namespace (checked after the row's `linger` seconds);
+- the kit is untouched: nothing in grader/, tests/ (but the catalogue's own sources), data/fixtures/
+  or solution/ carries a hostile marker (the jail also mounts the kit read-only, so a broken
+  sandbox cannot damage the working tree), and no /tmp/bpe-kit-pwned-* trace appeared;
+- no connection reached the test's listener on 127.0.0.1.
+"""
+from __future__ import annotations
+
+import glob
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+KIT_ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(KIT_ROOT / "tests" / "submissions"), str(KIT_ROOT)]
+import catalogue  # noqa: E402
+import jail  # noqa: E402
+from prefetch import Prefetch, selected_params  # noqa: E402
+
+from grader import rubric  # noqa: E402
+from grader.api import DEFAULT_RUBRIC  # noqa: E402
+
+WHOLE = "grades only the smoke rows unless BPE_KIT_CATALOGUE=all (the whole catalogue: ~8 min on 2 cores)"
+
+
+def _param(entry: catalogue.Entry):
+    return pytest.param(entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE))
+
+
+pytestmark = [pytest.mark.slow, pytest.mark.hostile]
+
+ENTRIES = [e for e in catalogue.load() if e.kind == "hostile"]
+ID_OF = {e.number: e.id for e in rubric.load(DEFAULT_RUBRIC)}
+MARKERS = (b"BPE-KIT-TAMPERED", b"BPE-KIT-DAEMON", b"bpe-kit-network-probe")
+WATCHED = ("grader", "tests", "data/fixtures", "solution")
+TRACES = "/tmp/bpe-kit-pwned-*"
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that counts connections (none may ever arrive)."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        self.sock.close()
+        return self.connections
+
+
+def tainted_kit_files() -> list[str]:
+    """Kit files carrying a hostile marker (the catalogue's own sources excluded)."""
+    found = []
+    for top in WATCHED:
+        for path in (KIT_ROOT / top).rglob("*"):
+            rel = path.relative_to(KIT_ROOT)
+            if "submissions" in rel.parts or rel.name.startswith("test_catalogue_") or not path.is_file():
+                continue
+            if path.name.startswith("daemon_was_here"):
+                found.append(str(path))
+                continue
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if any(m in data for m in MARKERS):
+                found.append(str(path))
+    return found
+
+
+@pytest.fixture(scope="module")
+def hostile_runs(request, tmp_path_factory):
+    work = tmp_path_factory.mktemp("hostile")
+
+    def job(name: str) -> dict:
+        entry = catalogue.by_name(name)
+        listener = Listener()
+        try:
+            sub = catalogue.materialize(entry, work / name / "submission",
+                                        fill={"LISTEN_PORT": str(listener.port)})
+            traces_before = set(glob.glob(TRACES))
+            done = jail.grade_in_jail(sub, work / name / "out", tests=entry.select or None,
+                                      linger=entry.linger)
+        finally:
+            connections = listener.close()
+        return {"done": done, "connections": connections,
+                "traces": sorted(set(glob.glob(TRACES)) - traces_before)}
+
+    pool = Prefetch(job)
+    pool.start(n for n in selected_params(request, "name") if catalogue.by_name(n).smoke or catalogue.grade_all())
+    yield pool
+    pool.close()
+
+
+@pytest.mark.parametrize("name", [_param(e) for e in ENTRIES])
+def test_hostile_earns_only_what_it_honestly_earns(name, hostile_runs, request):
+    entry = catalogue.by_name(name)
+    if entry.gap:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=entry.gap))
+    run = hostile_runs.result(name)
+    done: jail.Jailed = run["done"]
+    assert done.returncode == 0, f"{name}: the grader exited {done.returncode}:\n{done.stderr[-3000:]}"
+    results = done.results
+    assert results is not None, f"{name}: no valid results.json (out folder: {done.out_files})"
+    assert done.out_files == ["junit.xml", "results.json"], f"{name}: report folder holds {done.out_files}"
+    assert isinstance(results.get("score"), (int, float)) and isinstance(results.get("tests"), list)
+
+    wrong = []
+    for t in results["tests"]:
+        test_id = ID_OF[t["number"]]
+        lost = t["score"] < t["max_score"]
+        if lost != entry.must_fail(test_id):
+            first = " / ".join(t["output"].strip().splitlines()[:3])
+            wrong.append(f"{t['number']} {test_id}: {'lost' if lost else 'kept'} its points. {first}")
+    assert not wrong, f"{name} ({entry.why}):\n" + "\n".join(wrong)
+    honest = sum(t["max_score"] for t in results["tests"] if not entry.must_fail(ID_OF[t["number"]]))
+    assert results["score"] == honest
+    if entry.score is not None:
+        assert results["score"] == entry.score
+    assert results["tests"], f"{name}: nothing was graded"
+
+    assert not done.leftovers, f"{name}: processes outlived the grading: {done.leftovers}"
+    assert not run["traces"], f"{name}: left traces outside the sandbox: {run['traces']}"
+    assert run["connections"] == 0, f"{name}: reached the test's listener on 127.0.0.1"
+    tainted = tainted_kit_files()
+    assert not tainted, f"{name}: the kit was written to: {tainted}"

@@ -1,0 +1,118 @@
+"""The catalogue proves the grader: every mutant, variant and slow submission, graded through the
+real CLI (`python -m grader grade --tests SELECT`, as `make grade` does, jailed), loses exactly
+the points catalogue.toml says, and the same cells as the committed kill matrix.
+
+Each row is graded on its `select`ed rubric tests (all of them for variants), two at a time; a
+representative subset is graded twice and must give identical results.json apart from timings.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import pytest
+
+KIT_ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(KIT_ROOT / "tests" / "submissions"), str(KIT_ROOT)]
+import catalogue  # noqa: E402
+import jail  # noqa: E402
+import kill_matrix  # noqa: E402
+from prefetch import Prefetch, selected_params  # noqa: E402
+
+from grader import rubric  # noqa: E402
+from grader.api import DEFAULT_RUBRIC  # noqa: E402
+
+WHOLE = "grades only the smoke rows unless BPE_KIT_CATALOGUE=all (the whole catalogue: ~8 min on 2 cores)"
+
+
+def _param(entry: catalogue.Entry):
+    return pytest.param(entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE))
+
+
+pytestmark = pytest.mark.slow
+
+ENTRIES = [e for e in catalogue.load() if e.kind != "hostile"]
+ID_OF = {e.number: e.id for e in rubric.load(DEFAULT_RUBRIC)}
+# Graded twice: a full-suite variant, a mutant of each part, and a speed-gate case.
+TWICE = ["heap", "part1_tie_smaller_pair", "train_specials_last", "decode_per_token", "slow_naive_trainer"]
+
+
+@pytest.fixture(scope="module")
+def gradings(request, tmp_path_factory):
+    work = tmp_path_factory.mktemp("catalogue")
+
+    def job(key: str) -> jail.Jailed:
+        name = key.partition("#")[0]
+        entry = catalogue.by_name(name)
+        sub = catalogue.materialize(entry, work / key / "submission")
+        return jail.grade_in_jail(sub, work / key / "out", tests=entry.select or None, linger=entry.linger)
+
+    pool = Prefetch(job)
+    wanted = lambda n: catalogue.by_name(n).smoke or catalogue.grade_all()  # noqa: E731
+    pool.start(n for n in selected_params(request, "name") if wanted(n))
+    pool.start(f"{n}#2" for n in selected_params(request, "twice") if wanted(n))
+    yield pool
+    pool.close()
+
+
+def _check_clean_run(name: str, done: jail.Jailed) -> dict:
+    assert done.returncode == 0, f"{name}: the grader exited {done.returncode}:\n{done.stderr[-3000:]}"
+    assert done.results is not None, f"{name}: no valid results.json"
+    assert done.out_files == ["junit.xml", "results.json"], f"{name}: report folder holds {done.out_files}"
+    assert not done.leftovers, f"{name}: processes outlived the grading: {done.leftovers}"
+    return done.results
+
+
+@pytest.mark.parametrize("name", [_param(e) for e in ENTRIES])
+def test_grade_matches_catalogue(name, gradings, request):
+    entry = catalogue.by_name(name)
+    if entry.gap:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=entry.gap))
+    results = _check_clean_run(name, gradings.result(name))
+    wrong = []
+    for t in results["tests"]:
+        test_id = ID_OF[t["number"]]
+        lost = t["score"] < t["max_score"]
+        if lost != entry.must_fail(test_id):
+            verdict = "lost" if lost else "kept"
+            first = t["output"].strip().splitlines()[:3]
+            wrong.append(f"{t['number']} {test_id}: {verdict} its points, expected otherwise. {' / '.join(first)}")
+    assert not wrong, f"{name} ({entry.why}):\n" + "\n".join(wrong)
+    graded = {ID_OF[t["number"]] for t in results["tests"]}
+    primary = [i for i in ID_OF.values() if any(fnmatchcase(i, p) for p in entry.fails)]
+    missing = sorted(i for i in primary if i not in graded)
+    assert not missing or entry.fails == ("*",), f"{name}: its selection did not grade {missing}"
+    if entry.kind == "variant":
+        assert results["score"] == results["extra_data"]["max_score"] == 100
+
+
+@pytest.mark.parametrize("name", [_param(e) for e in ENTRIES])
+def test_grade_matches_kill_matrix(name, gradings):
+    _, rows = kill_matrix.parse(kill_matrix.MATRIX.read_text(encoding="utf-8"))
+    assert name in rows, f"{name} has no row in kill_matrix.md: run tests/submissions/kill_matrix.py"
+    results = _check_clean_run(name, gradings.result(name))
+    observed = kill_matrix.failed_numbers(results)
+    differ = {n: lost for n, lost in observed.items() if rows[name].get(n) != lost}
+    assert not differ, f"{name}: this grading and kill_matrix.md disagree on {sorted(differ)}"
+
+
+def _comparable(results: dict) -> dict:
+    """results.json without what legitimately varies: total time, and measured times in speed tests."""
+    out = {k: v for k, v in results.items() if k != "execution_time"}
+    tests = []
+    for t in results["tests"]:
+        t = dict(t)
+        if ID_OF[t["number"]].startswith("test_efficiency.py::"):
+            t["output"] = re.sub(r"\d+(\.\d+)?", "#", t["output"])
+        tests.append(t)
+    out["tests"] = tests
+    return out
+
+
+@pytest.mark.parametrize("twice", [_param(catalogue.by_name(n)) for n in TWICE])
+def test_grading_is_deterministic(twice, gradings):
+    first = _check_clean_run(twice, gradings.result(twice))
+    second = _check_clean_run(twice, gradings.result(f"{twice}#2"))
+    assert _comparable(first) == _comparable(second)

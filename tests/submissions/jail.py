@@ -1,0 +1,163 @@
+"""Grade a catalogue submission the way `make grade` does, inside a jail that outlives the grader.
+
+`grade_in_jail()` runs `python -m grader grade ...` through `tests/kit/sandboxed.run_sandboxed`
+(a fresh PID namespace under prlimit caps). Inside it, this file runs as the namespace's init: it
+makes the kit read-only (so a broken sandbox cannot damage the working tree), puts everything in a
+pids cgroup when one can be made (root ignores RLIMIT_NPROC), runs the grader, then waits
+`linger` seconds and lists every process still alive in the namespace: a daemon that escaped the
+grader's cleanup shows up there. When init exits, the kernel kills whatever is left.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KIT_ROOT = HERE.parents[1]
+CGROUP_PIDS = Path("/sys/fs/cgroup/pids")
+PIDS_MAX = 400
+
+
+@dataclass
+class Jailed:
+    returncode: int  # the grader's exit status
+    leftovers: list[str]  # "pid cmdline" of processes alive `linger` s after the grader ended
+    stdout: str
+    stderr: str
+    results: dict | None  # out/results.json, parsed (None if missing or not JSON)
+    out_files: list[str]  # names in the out dir after grading
+    seconds: float
+
+
+def grade_in_jail(submission: Path, out: Path, *, tests: str | None = None, linger: float = 0.3,
+                  timeout: float = 600, readonly: bool = True) -> Jailed:
+    """Grade `submission` into `out` (created here) through the kit's CLI, jailed."""
+    sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
+    try:
+        from sandboxed import PYTHON, run_sandboxed
+    finally:
+        sys.path.remove(str(KIT_ROOT / "tests" / "kit"))
+    out = Path(out)
+    work = out.parent / (out.name + ".jail")
+    work.mkdir(parents=True)
+    cgroup = CGROUP_PIDS / f"bpe-kit-catalogue-{uuid.uuid4().hex[:12]}"
+    argv = [PYTHON, "-m", "grader", "grade", str(submission), "--out", str(out)]
+    if tests:
+        argv += ["--tests", tests]
+    config = {"argv": argv, "cwd": str(KIT_ROOT), "linger": linger, "report": str(work / "report.json"),
+              "stdout": str(work / "stdout"), "stderr": str(work / "stderr"), "timeout": timeout,
+              "readonly": [str(KIT_ROOT)] if readonly else [], "cgroup": str(cgroup)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BPE_KIT_"))}
+    env["PYTHONPATH"] = str(KIT_ROOT)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    started = time.monotonic()
+    try:
+        proc = run_sandboxed([PYTHON, str(Path(__file__).resolve()), json.dumps(config)],
+                             timeout=timeout + 60, cwd=KIT_ROOT, env=env)
+    finally:
+        _remove_cgroup(cgroup)
+    try:
+        report = json.loads((work / "report.json").read_text())
+    except (OSError, ValueError):
+        raise AssertionError(f"the jail did not report (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    results = None
+    try:
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    return Jailed(returncode=report["returncode"], leftovers=report["leftovers"],
+                  stdout=_read(work / "stdout"), stderr=_read(work / "stderr"), results=results,
+                  out_files=sorted(p.name for p in out.iterdir()) if out.is_dir() else [],
+                  seconds=time.monotonic() - started)
+
+
+def _read(path: Path, limit: int = 1 << 20) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _remove_cgroup(cgroup: Path) -> None:
+    if not cgroup.is_dir():
+        return
+    for _ in range(50):  # the namespace is gone, but the kernel may take a moment to empty it
+        try:
+            cgroup.rmdir()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
+# ------------------------------------------------------------------------- inside the namespace
+def _mount_readonly(path: str) -> None:
+    subprocess.run(["mount", "--bind", path, path], check=True, capture_output=True)
+    subprocess.run(["mount", "-o", "remount,bind,ro", path], check=True, capture_output=True)
+
+
+def _enter_cgroup(cgroup: Path) -> None:
+    try:
+        cgroup.mkdir()
+        (cgroup / "pids.max").write_text(str(PIDS_MAX))
+        (cgroup / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError:
+        pass  # no pids controller here: the grader's own caps are all there is
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _alive() -> list[str]:
+    me = os.getpid()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
+        except OSError:
+            continue
+        if state != "Z":
+            found.append(f"{entry} {cmd[:200]}")
+    return found
+
+
+def _inner(config: dict) -> None:
+    for path in config["readonly"]:
+        _mount_readonly(path)
+    _enter_cgroup(Path(config["cgroup"]))
+    with open(config["stdout"], "wb") as out, open(config["stderr"], "wb") as err:
+        proc = subprocess.Popen(config["argv"], cwd=config["cwd"], stdout=out, stderr=err,
+                                stdin=subprocess.DEVNULL)
+        try:
+            returncode = proc.wait(timeout=config["timeout"])
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            returncode = proc.wait()
+    _reap()
+    time.sleep(config["linger"])
+    _reap()
+    report = {"returncode": returncode, "leftovers": _alive()}
+    with open(config["report"], "w") as f:
+        json.dump(report, f)
+
+
+if __name__ == "__main__":
+    _inner(json.loads(sys.argv[1]))
