@@ -87,13 +87,14 @@ class WorkerProcess:
         self.output_dropped = 0
         self.pid: int | None = None  # host pid of the Python worker, for /proc measurements
         self.dead_reason: str | None = None
-        self._ready_deadline = time.monotonic() + STARTUP_SECONDS
 
     # -- startup -----------------------------------------------------------------------------
     def wait_ready(self) -> None:
         if self.pid is not None:
             return
-        reply = self._read_message(self._ready_deadline, startup=True)
+        # The clock starts when we begin to wait, not when the process was made: a spare worker
+        # may have waited, ready, through a whole long test before it is needed.
+        reply = self._read_message(time.monotonic() + STARTUP_SECONDS, startup=True)
         if reply.get("ready") is not True:
             raise BadReply("the worker did not start properly")
         self.pid = self._find_worker_pid()
@@ -172,8 +173,13 @@ class WorkerProcess:
             if fd in r or fd in w:
                 return
 
-    def drain_output(self) -> None:
-        while True:
+    def drain_output(self, max_reads: int = 16) -> None:
+        """Read what the worker printed, at most `max_reads` chunks per call.
+
+        Bounded on purpose: a worker that prints without end would otherwise keep us here forever,
+        and no deadline (this call's, or the spare worker's start-up) would ever be checked.
+        """
+        for _ in range(max_reads):
             try:
                 chunk = os.read(self._out_r, 65536)
             except (BlockingIOError, OSError):
