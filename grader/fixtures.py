@@ -167,10 +167,16 @@ def _random_char(rng: random.Random) -> str:
             return chr(c)
 
 
+# Pre-tokens in which the most frequent pair is not the lowest-ranked one (with generated_500):
+# only these tell an encoder that merges by frequency from one that merges by rank.
+_RANK_NOT_FREQUENCY = ["or retet", "h lll", "thohoo"]
+
+
 def _generated_texts(seed: int, n: int) -> list[str]:
     rng = random.Random(seed)
     texts = {"", EOT * 3, "\r\n\r\n  \t", f"a{EOT}{EOT}b", " the  cat"}
     texts |= {a + b for a in _PIECES for b in _PIECES}  # readable small failures come first
+    texts |= set(_RANK_NOT_FREQUENCY)
     while len(texts) < n:
         pieces = []
         for _ in range(rng.randint(0, 8)):
