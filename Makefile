@@ -8,14 +8,14 @@ NAME ?= trace
 SUBMISSIONS ?= submissions
 JOBS ?= 2
 
-.PHONY: help venv grade test fixtures data corpus bench handout gradescope lab class clean
+.PHONY: help venv grade test fixtures kill-matrix data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
-	@echo "make fixtures | corpus | data | bench | handout | gradescope | clean"
+	@echo "make fixtures | kill-matrix | corpus | data | bench | handout | gradescope | clean"
 
 $(VENV)/.ok: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "bpe-kit needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
@@ -35,6 +35,9 @@ test: venv
 
 fixtures: venv
 	$(PY) -m grader.fixtures
+
+kill-matrix: venv
+	$(PY) tests/submissions/kill_matrix.py
 
 corpus: venv
 	$(PY) data/corpus.py
