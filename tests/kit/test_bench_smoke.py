@@ -1,0 +1,118 @@
+"""`make bench` on tiny sizes: the harness runs end to end, writes its report, and the
+implementations it compares agree. No timing is asserted here: speed is only ever reported."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RUN = ROOT / "bench" / "run.py"
+pytestmark = pytest.mark.slow  # a few seconds of subprocesses in all
+
+
+def bench(*args: str, out: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(RUN), *args, "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+
+
+def installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory) -> tuple[subprocess.CompletedProcess, Path]:
+    out = tmp_path_factory.mktemp("bench")
+    return bench("--quick", out=out), out
+
+
+def test_quick_run_writes_the_report(quick):
+    done, out = quick
+    assert done.returncode == 0, done.stderr
+    md = (out / "bench.md").read_text()
+    for heading in ("### Training", "### Encoding", "### Grading", "### Scaling"):
+        assert heading in md
+        assert heading in done.stdout  # the same report is printed
+    report = json.loads((out / "bench.json").read_text())
+    assert report["meta"]["quick"] is True and report["meta"]["runs"] == 1
+    assert not any(k.startswith("_") for row in report["training"] for k in row)
+
+
+def test_reference_and_naive_trainers_learn_the_same_merges(quick):
+    _, out = quick
+    rows = json.loads((out / "bench.json").read_text())["training"]
+    naive = [r for r in rows if r["contender"] == "naive"]
+    assert len(naive) == 1 and naive[0]["status"] == "ok"
+    assert naive[0]["agreement"] == "identical merges"
+    for r in rows:
+        if r["contender"] == "reference":
+            assert r["status"] == "ok" and r["seconds"] > 0 and r["peak_rss_mb"] > 0
+            assert r["vocab_out"] == r["vocab_size"]
+
+
+def test_optional_contenders_run_when_installed_and_are_skipped_otherwise(quick):
+    _, out = quick
+    report = json.loads((out / "bench.json").read_text())
+    rows = report["training"] + report["encoding"]["rows"]
+    for contender, module in (("hf", "tokenizers"), ("tiktoken", "tiktoken"),
+                              ("bpeasy", "bpeasy")):
+        mine = [r for r in rows if r["contender"] == contender]
+        assert mine, contender
+        for r in mine:
+            if installed(module):
+                assert r["status"] == "ok", r
+            else:
+                assert r["status"] == "skipped" and "not installed" in r["note"]
+
+
+def test_every_encoder_that_ran_gives_the_references_ids(quick):
+    _, out = quick
+    enc = json.loads((out / "bench.json").read_text())["encoding"]
+    ran = [r for r in enc["rows"] if r["status"] == "ok"]
+    assert {r["label"] for r in ran} >= {"reference (empty cache)", "reference (warm cache)"}
+    assert enc["mismatches"] == []
+    assert all(r["ids_agree"] for r in ran)
+    assert len({r["n_ids"] for r in ran}) == 1 and ran[0]["n_ids"] > 0
+
+
+def test_only_runs_the_sections_asked_for(tmp_path):
+    done = bench("--quick", "--only", "scaling", out=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "bench.json").read_text())
+    assert "scaling" in report and "training" not in report and "encoding" not in report
+    by_size = report["scaling"]["by_size"]
+    assert [r["corpus_mb"] for r in by_size] == sorted(r["corpus_mb"] for r in by_size)
+    assert all(r["reference_s"] > 0 for r in by_size)
+
+
+def test_bad_arguments_get_one_line_and_no_traceback(tmp_path):
+    done = bench("--runs", "0", out=tmp_path)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr and "--runs" in done.stderr
+    assert not (tmp_path / "bench.json").exists()
+
+
+def test_a_capped_job_is_stopped_and_reported(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    from bench import measure
+    outcome, _, _ = measure.run_process([sys.executable, "-c", "import time; time.sleep(60)"],
+                                        timeout_s=0.5)
+    assert outcome.timed_out and not outcome.ok
+    assert "stopped after 0.5 s" in outcome.error
+
+
+def test_targets_are_judged_from_the_rows_the_run_measured(quick, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    from bench import targets
+    _, out = quick
+    report = json.loads((out / "bench.json").read_text())
+    judged = {t["target"]: t for t in targets.evaluate(report, big_mb=0.05)}
+    assert all(t["met"] in (True, False, None) for t in judged.values())
+    memory = next(t for name, t in judged.items() if "memory" in name)
+    assert memory["met"] is not None and "0.05 MB" in memory["measured"]
+    grading = [t for name, t in judged.items() if "grade" in name or "hour" in name]
+    assert grading and all(t["met"] is None for t in grading)  # --quick does not grade
