@@ -338,7 +338,7 @@ class RemoteHandle:
         return self._pending.pop()
 
     def __repr__(self) -> str:
-        return f"<remote {self._cls} object>"
+        return f"<a {self._cls} object>"
 
 
 class RemoteKit:

@@ -92,7 +92,7 @@ def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -
 def terminal(scored: list[Scored], *, note: str = "") -> str:
     """The table a student reads first, then every failure's feedback, then the total."""
     width = max([len(s.entry.name) for s in scored] + [4])
-    width = min(width, 60)
+    width = min(width, 76)
     lines = [f"{'#':<6} {'test':<{width}} {'points':>9}  {'status':<16} {'time':>7}"]
     lines.append("-" * len(lines[0]))
     for s in scored:

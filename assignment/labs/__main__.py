@@ -43,7 +43,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except NotImplementedError as error:
         frame = student_frame(error, folder)
-        what = f"`{frame.name}` ({Path(frame.filename).name})" if frame else "a function"
+        # The stub's own message names it fully ("CharBPE.train is yours to write ...").
+        name = str(error).split(" is yours")[0] if " is yours" in str(error) else None
+        name = name or (frame.name if frame else None)
+        what = f"`{name}` ({Path(frame.filename).name})" if frame and name else "a function"
         print(f"\nThis lab needs {what}, which still raises NotImplementedError.\n"
               f"It uses: {lab.NEEDS}.\nImplement it, then run `make lab NAME={args.name}` again.",
               file=sys.stderr)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ._common import corpus, heading, table
 
-TITLE = "bytes per token, English vs Chinese, each tokenizer on each language (Parts 2, 3, 5)"
+TITLE = "bytes per token, English vs Chinese, each tokenizer on each language (Parts 2, 3)"
 NEEDS = "train_bpe (Part 2) and BPETokenizer encode (Part 3)"
 EOT = "<|endoftext|>"
 VOCAB_SIZE = 256 + 1 + 500

@@ -19,8 +19,8 @@ ALTERNATIVES = [
     ("letters", r" ?\p{L}+"),
     ("digits", r" ?\p{N}+"),
     ("symbols", r" ?[^\s\p{L}\p{N}]+"),
-    ("spaces, not the last", r"\s+(?!\S)"),
-    ("other whitespace", r"\s+"),
+    ("whitespace not followed by a non-space", r"\s+(?!\S)"),
+    ("last whitespace before a non-space", r"\s+"),
 ]
 
 

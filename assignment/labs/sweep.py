@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ._common import corpus, heading, table
 
-TITLE = "vocabulary size vs sequence length for 0-48 merges (Parts 1, 5)"
+TITLE = "vocabulary size vs sequence length for 0-48 merges (Part 1)"
 NEEDS = "CharBPE.train and CharBPE.encode (Part 1)"
 MERGES = (0, 6, 12, 24, 48)
 D_MODEL = 512  # width of a small transformer's embeddings

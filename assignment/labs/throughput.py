@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ._common import corpus, heading, stopwatch, table
 
-TITLE = "encode speed with and without cache hits; time to tokenize 825 GB (Parts 3, 4)"
+TITLE = "encode speed with and without cache hits; time to tokenize 825 GB (Parts 2, 3)"
 NEEDS = "train_bpe (Part 2), BPETokenizer encode and pretokenize (Parts 2, 3)"
 EOT = "<|endoftext|>"
 VOCAB_SIZE = 1000

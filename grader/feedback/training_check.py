@@ -1,15 +1,26 @@
 """One check for a golden training case, shared by the public and the hidden graded tests."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from grader.feedback import golden
 from grader.feedback.messages import explain_merges, explain_vocab
 from grader.feedback.shapes import check_train_result
 
 
+def _shown(path: Path) -> str:
+    """The corpus as the student finds it in their copy of the kit (data/fixtures/...)."""
+    parts = path.parts
+    for i in range(len(parts) - 2, -1, -1):
+        if parts[i] == "data" and parts[i + 1] == "fixtures":
+            return "/".join(parts[i:])
+    return path.name
+
+
 def check_training_case(bpe, visibility: str, name: str) -> None:
     """Train on the case's corpus through the `bpe` fixture; compare merges, then vocab, exactly."""
     case = golden.TrainCase(golden.root(visibility), name)
-    call = f"train_bpe(<{case.corpus_path.name}>, vocab_size={case.vocab_size}, special_tokens={case.special_tokens!r})"
+    call = f"train_bpe('{_shown(case.corpus_path)}', vocab_size={case.vocab_size}, special_tokens={case.special_tokens!r})"
     vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, case.vocab_size, list(case.special_tokens)))
     problem = explain_merges(case.diagnostics(), case.merges, merges)
     if problem:

@@ -15,11 +15,13 @@ from collections.abc import Iterable
 # GPT-2's pre-tokenization pattern (given). Read it as six alternatives, tried left to right:
 #   '(?:[sdmt]|ll|ve|re)   English contractions: 's 'd 'm 't 'll 've 're
 #    ?\p{L}+               a run of letters, with at most one leading space: " world"
-#    ?\p{N}+               a run of digits (any script), with at most one leading space: " 42"
+#    ?\p{N}+               a run of number characters (digits in any script, ², ½...), with at
+#                          most one leading space: " 42"
 #    ?[^\s\p{L}\p{N}]+     a run of other symbols (punctuation, emoji...), one optional space: " !!"
 #   \s+(?!\S)              whitespace, but not the last space before a word: that one is left
 #                          for the next word, so "a  b" gives "a", " ", " b"
-#   \s+                    any remaining whitespace (e.g. at the very end of the text)
+#   \s+                    the one leftover whitespace character before a non-space, e.g. the
+#                          second "\n" in "hi\n\nthere"
 # It needs the third-party `regex` module: the standard `re` does not know \p{L} and \p{N}.
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 

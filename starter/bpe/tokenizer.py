@@ -37,6 +37,9 @@ class BPETokenizer:
         b'<|endoftext|>'
 
         Do not modify the caller's `vocab` dict: copy it first.
+
+        The grader checks: a special token already in `vocab` keeps its id; a new one gets the
+        largest id + 1, + 2, ... in the order given; a repeated special token counts once.
         """
         # hint: also build what encode needs: bytes -> id, and pair -> rank (its index in merges).
         raise NotImplementedError("BPETokenizer.__init__ is yours to write (Part 3)")
@@ -54,6 +57,9 @@ class BPETokenizer:
         merges.txt has one merge per line: the two tokens, in those characters, separated by one
         space. Skip a first line starting with "#version" and skip blank lines.
         Open both files with encoding="utf-8".
+
+        The grader checks: GPT-2-format files (merges.txt starting with a "#version" line) load
+        into exactly the expected vocab and merges, and then encode to the expected ids.
         """
         # hint: unicode_to_bytes() turns "Ġthe" back into b" the", character by character.
         raise NotImplementedError("BPETokenizer.from_files is yours to write (Part 3)")

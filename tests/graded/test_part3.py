@@ -50,7 +50,8 @@ def test_decode(bpe):
     tok, case, facts = tokenizer_for(bpe, "public", "unicode")
     for text, ids in case.texts:
         got = tok.decode(list(ids))
-        assert got == text, f"decode({ids}) should give back {text!r}, got {got!r}"
+        assert got == text, (f"decode({ids}) should give back {text!r}, got {got!r}. Join the bytes "
+                             "of all the ids first, then decode once with errors='replace'")
     broken = [0xF0]  # the first byte of a 4-byte character, alone
     got = tok.decode(broken)
     assert got == "\ufffd", (f"decode({broken}) holds an incomplete UTF-8 character; it must decode with "

@@ -77,7 +77,7 @@ def test_sweep_trades_vocabulary_for_length():
 def test_pretokenize_names_the_alternatives_and_shows_longest_first():
     out = lab_output("pretokenize")
     assert rows(out, "5")[0][1:] == ["' It'", "·It", "letters"]
-    assert rows(out, "4")[0][1:] == ["' '", "·", "spaces, not the last"]
+    assert rows(out, "4")[0][1:] == ["' '", "·", "whitespace not followed by a non-space"]
     assert rows(out, "6")[0][1:] == ['"\'s"', "'s", "contraction"]
     assert "differs" not in out
     assert "['The end.', '<|endoftext|><|endoftext|>', 'Once upon a time']" in rows(out, "your split")[0][1]
