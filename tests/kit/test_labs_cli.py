@@ -28,7 +28,7 @@ def test_unknown_lab_name():
 def test_the_starter_says_what_to_implement_first():
     result = run_lab("trace", STARTER)
     assert result.returncode == 1
-    assert "`train` (char_bpe.py), which still raises NotImplementedError" in result.stderr
+    assert "`CharBPE.train` (char_bpe.py), which still raises NotImplementedError" in result.stderr
     assert "make lab NAME=trace" in result.stderr and "Traceback" not in result.stderr
 
 
