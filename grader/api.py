@@ -58,6 +58,8 @@ def run(submission_path: Path, *, tests: str | None = None, timeout_total: float
                                        pattern=tests, inprocess=inprocess, timeout_total=timeout_total,
                                        hide=hide, isolation=isolation)
         scored = score(entries, records, partial_run=bool(tests), allow_unlisted=allow_unlisted)
+        if tests and not scored:
+            raise GraderError(f"--tests {tests!r} selects none of the graded tests")
     except (SubmissionError, RubricError, runner.SuiteError) as e:
         raise GraderError(str(e)) from None
     elapsed = time.monotonic() - started
@@ -87,5 +89,5 @@ def write(grading: Grading, out_dir: Path) -> None:
         out_dir.mkdir(parents=True, exist_ok=True)
         report.write_results(grading.results, out_dir)
         report.write_junit(grading.scored, out_dir, execution_time=grading.results["execution_time"])
-    except OSError as e:
-        raise GraderError(f"{out_dir}: cannot write the reports ({e.strerror or e})") from None
+    except (OSError, ValueError) as e:
+        raise GraderError(f"{out_dir}: cannot write the reports ({getattr(e, 'strerror', None) or e})") from None

@@ -65,10 +65,18 @@ def record(item, report, call, output: str) -> dict | None:
 
 
 _TEMP_DIRS = re.compile(r"/tmp/bpe-kit-[A-Za-z0-9_]+|/tmp/pytest-of-[^/\s]+/pytest-\d+")
+# Characters that XML cannot hold (junit.xml), printed by a student's code (colour codes, NUL...).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _normal(item, text: str, cap: int = FEEDBACK_CAP) -> str:
-    """Feedback must not depend on random temp names (same submission -> same results.json)."""
+    """Feedback a report can always hold, the same on every run of the same submission.
+
+    Random temp names are replaced; lone surrogates (which a student's message may carry and UTF-8
+    cannot encode) are escaped; control characters become U+FFFD.
+    """
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    text = _CONTROL.sub("\ufffd", text)
     text = _TEMP_DIRS.sub(lambda m: "/tmp/bpe-kit" if "bpe-kit" in m.group() else "<tmp>", text)
     if len(text) > cap:
         text = text[:cap] + f"\n[... {len(text) - cap} more characters]"

@@ -58,8 +58,11 @@ def error_results(message: str) -> dict:
 
 
 def write_results(results: dict, out_dir: Path) -> Path:
+    """Written to a temporary name, then renamed: results.json is either whole or absent."""
     path = Path(out_dir) / "results.json"
-    path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp = path.with_name(".results.json.tmp")
+    tmp.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
     return path
 
 

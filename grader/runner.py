@@ -46,6 +46,8 @@ def run_suite(package_parent: Path, *, tests_dir: Path = DEFAULT_TESTS_DIR, patt
         if pattern:
             argv += ["-k", pattern]
         env = dict(os.environ, PYTHONPATH=str(KIT_ROOT), PYTHONDONTWRITEBYTECODE="1")
+        for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):  # the grade must not depend on the caller's
+            env.pop(name, None)
         try:
             proc = subprocess.run(argv, cwd=tmp, env=env, capture_output=True, text=True,
                                   timeout=timeout_total)

@@ -9,6 +9,7 @@ import shutil
 import stat
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 from typing import Iterator
 
@@ -58,19 +59,19 @@ def extract_zip(archive: Path, dest: Path, *, lenient: bool = False) -> None:
             if stat.S_ISLNK(mode):
                 raise SubmissionError(f"{archive}: links are not allowed inside the zip: {m.filename!r}")
             target = dest.joinpath(*name.parts)
-            if m.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
             written = 0
             try:
+                if m.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(m) as src, open(target, "wb") as out:
                     while chunk := src.read(1 << 16):
                         written += len(chunk)
                         if written > m.file_size or written > ZIP_MAX_BYTES:
                             raise SubmissionError(f"{archive}: {m.filename} is larger than it claims")
                         out.write(chunk)
-            except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as e:
+            except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as e:
                 raise SubmissionError(f"{archive}: corrupt zip ({e})") from None
 
 

@@ -53,12 +53,16 @@ def main(argv=None) -> int:
         if args.cmd == "grade":
             if args.jobs < 1:
                 raise RosterError("--jobs must be at least 1")
+            if not args.budget > 0:
+                raise RosterError("--budget must be a positive number of seconds")
             shard = parse_shard(args.shard) if args.shard else None
             try:
                 kwargs = json.loads(args.grade_kwargs)
                 assert isinstance(kwargs, dict)
             except (ValueError, AssertionError):
                 raise RosterError(f"--grade-kwargs {args.grade_kwargs!r}: expected a JSON object") from None
+            if "timeout_total" in kwargs:
+                raise RosterError("--grade-kwargs: set the time per student with --budget, not timeout_total")
             if args.tests:
                 kwargs["tests"] = args.tests
             try:

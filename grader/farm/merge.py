@@ -26,7 +26,7 @@ class MergeReport:
 
     @property
     def complete(self) -> bool:
-        return not (self.missing or self.problems)
+        return not (self.missing or self.problems or self.duplicates)
 
     def lines(self) -> list[str]:
         out = [f"merged {self.students} students"]

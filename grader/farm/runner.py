@@ -105,6 +105,8 @@ def grade_one(entry: Entry, out: Path, *, fingerprint: str, config: str, budget:
             pkg_parent = prepare(entry.path, Path(scratch))
         except Unreadable as e:
             status, results, message = records.UNREADABLE, None, str(e)
+        except Exception as e:  # noqa: BLE001 - one odd upload must not stop the class
+            status, results, message = records.GRADER_ERROR, None, f"could not unpack: {type(e).__name__}: {e}"
         else:
             try:
                 status, results, message = run_worker(pkg_parent, gdir, budget=budget, grade_fn=grade_fn,

@@ -214,7 +214,7 @@ def test_merge_reports_missing_and_duplicate_students(tmp_path):
     rep = merge([parts[0], parts[1]], tmp_path / "m1")
     assert rep.missing == ["s002", "s005"] and "shards missing: 3/3" in rep.problems[0]
     rep = merge([parts[0], parts[1], parts[2], parts[2]], tmp_path / "m2")
-    assert set(rep.duplicates) == {"s002", "s005"} and not rep.missing
+    assert set(rep.duplicates) == {"s002", "s005"} and not rep.missing and not rep.complete
     assert any("given more than once" in p for p in rep.problems)
 
 
