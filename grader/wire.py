@@ -20,7 +20,12 @@ import base64
 import json
 import math
 
-MAX_LINE = 64 * 1024 * 1024
+# A reply is parsed into Python objects many times its size (an empty list costs ~60 bytes for the
+# 3 bytes "[],"), so both its length and its number of containers are capped: the grader's own
+# memory stays bounded whatever a submission sends. The largest honest reply (ids of a few MB of
+# text, a vocabulary of tens of thousands of tokens) is far below both.
+MAX_LINE = 16 * 1024 * 1024
+MAX_CONTAINERS = 1_000_000
 MAX_DEPTH = 48
 
 
@@ -112,6 +117,8 @@ def loads(line: bytes):
     """Parse one line into raw JSON (objects as lists of pairs), enforcing the size cap."""
     if len(line) > MAX_LINE:
         raise WireError(f"message of {len(line)} bytes is over the {MAX_LINE}-byte limit")
+    if line.count(b"[") + line.count(b"{") > MAX_CONTAINERS:
+        raise WireError(f"message holds more than {MAX_CONTAINERS} lists and objects")
     try:
         return json.loads(line, object_pairs_hook=_Pairs, parse_constant=_reject_constant)
     except RecursionError:

@@ -99,6 +99,13 @@ def test_loads_caps_size(monkeypatch):
         wire.loads(json.dumps(["x" * 2000]).encode())
 
 
+def test_loads_caps_the_number_of_containers():
+    many = b"[" + b",".join([b"[]"] * (wire.MAX_CONTAINERS + 1)) + b"]"
+    with pytest.raises(wire.WireError, match="lists and objects"):
+        wire.loads(many)
+    assert len(wire.loads(b"[" + b",".join([b"[]"] * 1000) + b"]")) == 1000
+
+
 def test_huge_int_literal_is_a_wire_error_not_a_crash():
     with pytest.raises(wire.WireError):
         wire.loads(b"[" + b"9" * 10_000 + b"]")
