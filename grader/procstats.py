@@ -70,13 +70,23 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def _tree(pid: int, max_processes: int) -> list[int]:
+    """`pid` and its live descendants (at most `max_processes` of them)."""
+    found, todo = [], [pid]
+    while todo and len(found) < max_processes:
+        p = todo.pop()
+        found.append(p)
+        todo += children(p)
+    return found
+
+
 def tree_cpu_seconds(pid: int, max_processes: int = 512) -> float:
     """CPU of `pid` and of all its live descendants (each with its reaped children), so work
     handed to a child process is counted too."""
-    total, todo, seen = 0.0, [pid], 0
-    while todo and seen < max_processes:
-        p = todo.pop()
-        seen += 1
-        total += cpu_seconds(p)
-        todo += children(p)
-    return total
+    return sum(cpu_seconds(p) for p in _tree(pid, max_processes))
+
+
+def tree_rss_bytes(pid: int, max_processes: int = 64) -> int | None:
+    """Resident memory of `pid` and its live descendants: memory parked in a child counts too."""
+    sizes = [rss_bytes(p) for p in _tree(pid, max_processes)]
+    return sum(s for s in sizes if s) if sizes and sizes[0] is not None else None

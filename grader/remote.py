@@ -227,7 +227,8 @@ class Session:
 
 
 class _RssSampler:
-    """Peak RSS growth of a pid: VmHWM reset before, plus RSS sampled every 2 ms by a thread.
+    """Peak RSS growth of a pid: VmHWM reset before, plus the RSS of it and its descendants
+    sampled every 2 ms by a thread (so memory parked in a child process counts too).
 
     In namespace mode the worker has no /proc at all, so it cannot reset its own VmHWM; sampling
     covers the other mode."""
@@ -242,7 +243,7 @@ class _RssSampler:
 
     def _run(self) -> None:
         while not self._stop.wait(0.002):
-            rss = procstats.rss_bytes(self.pid) if self.pid else None
+            rss = procstats.tree_rss_bytes(self.pid) if self.pid else None
             if rss:
                 self.peak = max(self.peak, rss)
 
