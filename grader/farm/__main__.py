@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..api import isolation_level
 from . import gradebook, records, report
 from .batch import DEFAULT_BUDGET, MANIFEST, grade_all
 from .merge import MergeError, merge
@@ -37,6 +38,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--grade-fn", default=DEFAULT_GRADE_FN, help=argparse.SUPPRESS)
     g.add_argument("--tests", default=None, metavar="EXPR",
                    help="grade only the graded tests matching this pytest -k expression (a quick pass)")
+    g.add_argument("--allow-weak-isolation", action="store_true",
+                   help="grade even without root: students' code then runs as you and can reach the kit")
     g.add_argument("--grade-kwargs", default="{}",
                    help="extra keyword arguments for grader.api.grade, as JSON")
     m = sub.add_parser("merge", help="combine shard outputs; reports missing and duplicate students")
@@ -55,6 +58,11 @@ def main(argv=None) -> int:
                 raise RosterError("--jobs must be at least 1")
             if not args.budget > 0:
                 raise RosterError("--budget must be a positive number of seconds")
+            level = isolation_level()
+            if level == "process-group" and not args.allow_weak_isolation:
+                raise RosterError("grading a class needs root (e.g. `sudo make class ...`): without it, "
+                                  "students' code runs as you and could change the kit or other students' "
+                                  "results. Pass --allow-weak-isolation to grade anyway.")
             shard = parse_shard(args.shard) if args.shard else None
             try:
                 kwargs = json.loads(args.grade_kwargs)
