@@ -261,3 +261,27 @@ def test_progress_redraws_one_bar_on_a_terminal(tmp_path):
     assert out.count("\r\033[K[") == 2 and "] 2/2" in out
     assert "ben: grader_error: " in out  # problems get a line of their own above the bar
     assert out.rstrip().splitlines()[-1].startswith("done in")
+
+
+def test_a_class_is_not_graded_without_the_sandbox_unless_asked(tmp_path, monkeypatch, capsys):
+    import grader.farm.__main__ as farm_cli
+
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points={"1.1": 10})
+    monkeypatch.setattr(farm_cli, "isolation_level", lambda: "process-group")
+    args = ["grade", str(subs), "--out", str(tmp_path / "out"), "--grade-fn", FAKE]
+    assert farm_cli.main(args) != 0
+    assert "needs root" in capsys.readouterr().err and not (tmp_path / "out" / "grades.json").exists()
+    assert farm_cli.main(args + ["--allow-weak-isolation"]) == 0
+    assert (tmp_path / "out" / "grades.json").exists()
+
+
+@pytest.mark.parametrize("flag", [["--budget", "-1"], ["--budget", "0"], ["--grade-kwargs", '{"timeout_total": 5}']])
+def test_bad_farm_flags_are_one_line_errors(tmp_path, capsys, flag):
+    import grader.farm.__main__ as farm_cli
+
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points={"1.1": 10})
+    assert farm_cli.main(["grade", str(subs), "--out", str(tmp_path / "out"), *flag]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
