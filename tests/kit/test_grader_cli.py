@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -139,8 +140,11 @@ def test_cli_errors_are_one_line(toy, tmp_path):
     common = ["--out", tmp_path / "out", "--tests-dir", tests]
     one_line_error(grade_cli(tmp_path / "missing", *common, "--rubric", rubric), "missing", "no such")
     (tmp_path / "empty").mkdir()
-    one_line_error(grade_cli(tmp_path / "empty", *common, "--rubric", rubric), "no bpe/")
-    one_line_error(grade_cli(sub / "bpe", *common, "--rubric", rubric), "not bpe/ itself")
+    one_line_error(grade_cli(tmp_path / "empty", *common, "--rubric", rubric), "no bpe package found")
+    twice = tmp_path / "twice"
+    for name in ("a", "b"):
+        shutil.copytree(sub / "bpe", twice / name / "bpe")
+    one_line_error(grade_cli(twice, *common, "--rubric", rubric), "more than one bpe package", "a/bpe, b/bpe")
     (tmp_path / "bad.zip").write_bytes(b"PK\x03\x04 not really a zip")
     one_line_error(grade_cli(tmp_path / "bad.zip", *common, "--rubric", rubric), "bad.zip")
     one_line_error(grade_cli(sub, *common, "--rubric", tmp_path / "nope.toml"), "nope.toml", "not found")
@@ -194,6 +198,6 @@ def test_objects_made_in_fixtures_live_through_their_test(tmp_path):
 def test_error_results_for_gradescope(tmp_path):
     (tmp_path / "empty").mkdir()
     proc = grade_cli(tmp_path / "empty", "--out", tmp_path / "out", "--error-results")
-    one_line_error(proc, "no bpe/")
+    one_line_error(proc, "no bpe package found")
     results = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert results["score"] == 0 and "no bpe/" in results["output"] and results["tests"] == []
+    assert results["score"] == 0 and "no bpe package found" in results["output"] and results["tests"] == []
