@@ -4,7 +4,9 @@ Encoding a pre-token merges, at each step, the adjacent pair whose merge was
 learned earliest (lowest rank). This gives exactly the result of replaying
 all merges in training order, but only looks at pairs that actually occur.
 Natural text repeats the same words over and over, so results are cached
-per pre-token.
+per pre-token. Long pre-tokens the cache has not seen (a clause of Chinese
+needs 20-30 merges) are found by a search for their final tokens instead
+(``_pair_search``), which gives the same answer without replaying merges.
 """
 
 import heapq
@@ -12,11 +14,12 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain as _chain
 
-from . import _gpt2_files, _specials, _streaming
+from . import _gpt2_files, _pair_search, _specials, _streaming
 from .pretokenize import pretokenize
 
 _CACHE_SIZE = 1 << 16  # pre-tokens; bounds memory on endless streams
 _LONG = 64  # bytes; longer pre-tokens (runs of spaces, URLs, ...) take the heap path
+_SEARCH = 8  # bytes; from this length on, searching for the final tokens beats merging
 _NO_MERGE = 1 << 62  # a rank above every real one: "this pair never merges"
 
 
@@ -174,6 +177,7 @@ class BPETokenizer:
         # The same table split in two for the short path: plain int ranks compare fastest.
         self._pair_rank = {pair: rank for pair, (rank, _) in self._ranks.items()}
         self._merged_id = {rank: merged for rank, merged in self._ranks.values()}
+        self._search: _pair_search.PairSearch | None | bool = False  # built when first needed
         self._cache = _PretokenCache(self._bpe)
 
     # -- files ---------------------------------------------------------------
@@ -198,19 +202,31 @@ class BPETokenizer:
     # -- encoding ------------------------------------------------------------
 
     def _bpe(self, pretoken: str) -> list[int]:
-        """Merge the bytes of one pre-token, lowest-ranked pair first."""
-        ids = [self._byte_ids[b] for b in pretoken.encode("utf-8")]
+        """The ids of one pre-token: what merging its bytes, lowest-ranked pair first, gives."""
+        raw = pretoken.encode("utf-8")
+        if len(raw) >= _SEARCH:
+            search = self._searcher()
+            found = search.encode(raw) if search else None
+            if found is not None:
+                return found
+        ids = [self._byte_ids[b] for b in raw]
         if None in ids:
-            missing = next(b for b in pretoken.encode("utf-8") if self._byte_ids[b] is None)
+            missing = next(b for b in raw if self._byte_ids[b] is None)
             raise ValueError(f"byte {missing:#04x} has no token in the vocabulary")
         if len(ids) > _LONG:
             return _merge_long(ids, self._ranks)
         return _merge_short(ids, self._pair_rank, self._merged_id)
 
-    def _encode_pretokens(self, pretokens: list[str]) -> list[int]:
+    def _searcher(self) -> _pair_search.PairSearch | None:
+        """The search for long pre-tokens; None for a merge list it cannot serve (see its module)."""
+        if self._search is False:  # built on first use: short texts never need it
+            self._search = _pair_search.PairSearch.build(self._ranks, self._byte_ids, self.vocab, self._pair_rank)
+        return self._search
+
+    def _encode_pretokens(self, pretokens: list[str]) -> Iterator[int]:
         # Cache hits, the common case, stay inside C: dict lookups via map,
         # concatenation via chain. Misses go through _PretokenCache.__missing__.
-        return list(_chain.from_iterable(map(self._cache.__getitem__, pretokens)))
+        return _chain.from_iterable(map(self._cache.__getitem__, pretokens))
 
     def encode(self, text: str) -> list[int]:
         """Encode ``text``: special tokens become their single id, the rest is BPE-merged.

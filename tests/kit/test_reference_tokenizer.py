@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import reference_bpe
+import replay_oracle
 
 bpe = reference_bpe.load()
 SETTINGS = settings(derandomize=True, database=None, deadline=None, max_examples=150)
@@ -47,17 +48,7 @@ def replay_merges(tok, text: str) -> list[int]:
             out.append(id_of[piece.encode("utf-8")])
             continue
         for pre in bpe.pretokenize(piece):
-            parts = [bytes([b]) for b in pre.encode("utf-8")]
-            for a, b in tok.merges:
-                merged, i = [], 0
-                while i < len(parts):
-                    if i + 1 < len(parts) and parts[i] == a and parts[i + 1] == b:
-                        merged.append(a + b)
-                        i += 2
-                    else:
-                        merged.append(parts[i])
-                        i += 1
-                parts = merged
+            parts = replay_oracle.replay(tok.merges, pre.encode("utf-8"))
             out.extend(id_of[p] for p in parts)
     return out
 
