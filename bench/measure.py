@@ -1,10 +1,12 @@
 """Run one job in a fresh subprocess and measure it: wall time, peak RSS, and the job's own result.
 
-Peak memory comes from the kernel's accounting of the finished child (`os.wait4` returns the same
-rusage that `resource.getrusage(RUSAGE_CHILDREN)` would accumulate, but for this child alone), so a
-big job earlier in the run cannot leak its peak into a later row. A contender that forks workers is
-also sampled as a whole process tree, because `ru_maxrss` only reports the largest single process;
-the sampler polls every 50 ms, so it can miss a spike shorter than that.
+Peak memory is the largest single process's peak RSS, as the worker itself reports it (its own
+`VmHWM`, and `ru_maxrss` of the children it waited for). The kernel's figure for the child as a
+whole (`os.wait4`) cannot serve: Linux copies the parent's high-water mark into a forked child, so
+it would report at least this bench's own peak, which grows while it generates corpora. Only when
+the worker could not report (it failed or was stopped) is that figure kept. A contender that forks
+workers is also sampled as a whole process tree, because a peak RSS covers one process; the sampler
+polls every 50 ms, so it can miss a spike shorter than that.
 """
 from __future__ import annotations
 
@@ -135,6 +137,7 @@ def run_job(job: dict, *, timeout_s: float | None = None, env: dict | None = Non
         outcome, _, _ = run_process(cmd, timeout_s=timeout_s, env=env)
         if outcome.ok:
             outcome.result = json.loads(out_path.read_text() or "{}")
+            outcome.peak_rss_mb = outcome.result.pop("peak_rss_mb", outcome.peak_rss_mb)
         return outcome
     finally:
         out_path.unlink(missing_ok=True)

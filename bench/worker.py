@@ -6,6 +6,7 @@ Usage: python bench/worker.py JOB_JSON RESULT_PATH. The job is timed here, aroun
 from __future__ import annotations
 
 import json
+import resource
 import sys
 import time
 from array import array
@@ -22,6 +23,22 @@ def rss_mb() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def peak_rss_mb() -> float:
+    """The largest RSS of this process, or of a child it waited for (a trainer's pool workers).
+
+    Not ``getrusage(RUSAGE_SELF)``, nor the parent's ``wait4``: Linux copies a parent's
+    high-water mark into the child it forks and keeps it across exec, so those include the
+    bench's own peak (tens of MB once it has generated a corpus). ``VmHWM`` belongs to this
+    address space, which exec made new; children forked from here start from this process's mark.
+    """
+    hwm_kb = 0
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                hwm_kb = int(line.split()[1])
+    return max(hwm_kb, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
 
 
 def train_job(job: dict) -> dict:
@@ -69,6 +86,7 @@ def encode_job(job: dict) -> dict:
 def main() -> None:
     job, result_path = json.loads(sys.argv[1]), Path(sys.argv[2])
     result = {"train": train_job, "encode": encode_job}[job["kind"]](job)
+    result["peak_rss_mb"] = peak_rss_mb()
     result_path.write_text(json.dumps(result))
 
 

@@ -116,3 +116,19 @@ def test_targets_are_judged_from_the_rows_the_run_measured(quick, monkeypatch):
     assert memory["met"] is not None and "0.05 MB" in memory["measured"]
     grading = [t for name, t in judged.items() if "grade" in name or "hour" in name]
     assert grading and all(t["met"] is None for t in grading)  # --quick does not grade
+
+
+def test_a_jobs_peak_memory_is_its_own_not_the_benchs(tmp_path):
+    # Linux hands a parent's peak RSS down to the children it forks; the bench has one of ~200 MB
+    # after generating a 25 MB corpus, and a 25 MB training row once reported exactly that.
+    from bench import measure
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("the cat sat on the mat. " * 2000, encoding="utf-8")
+    ballast = bytearray(300 << 20)
+    ballast[:: 1 << 12] = b"x" * len(ballast[:: 1 << 12])  # touch every page: this process peaks above 300 MB
+    outcome = measure.run_job({"kind": "train", "contender": "reference", "input": str(corpus),
+                               "vocab_size": 300, "specials": []}, timeout_s=300)
+    del ballast
+    assert outcome.ok, outcome.error
+    assert 5 < outcome.peak_rss_mb < 150
