@@ -47,8 +47,9 @@ def training_md(rows: list[dict], runs: int) -> list[str]:
             "sensitive to a busy machine than wall time. Runs of the contenders are interleaved. "
             "Peak RSS: the largest single process (the job's own `VmHWM`, or `ru_maxrss` of a "
             "worker it forked). Tree peak: the summed proportional set size (PSS) of the process "
-            "and the workers it forks, sampled every 50 ms. Memory / corpus: the larger of the two, minus the process's RSS before "
-            "training (interpreter and imports), divided by the corpus size."]
+            "and the workers it forks, sampled every 50 ms. Memory / corpus: the larger of the two,"
+            " minus the process's RSS before training (interpreter and imports), divided by the "
+            "corpus size."]
     return out
 
 
