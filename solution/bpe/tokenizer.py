@@ -18,7 +18,7 @@ from . import _gpt2_files, _pair_search, _specials, _streaming
 from .pretokenize import pretokenize
 
 _CACHE_SIZE = 1 << 16  # pre-tokens; bounds memory on endless streams
-_LONG = 64  # bytes; longer pre-tokens (runs of spaces, URLs, ...) take the heap path
+_LONG = 64  # bytes; longer pre-tokens the search cannot serve (runs of spaces, URLs, ...) take the heap path
 _SEARCH = 8  # bytes; from this length on, searching for the final tokens beats merging
 _NO_MERGE = 1 << 62  # a rank above every real one: "this pair never merges"
 
