@@ -22,7 +22,7 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str):
             except CallTimeout:
                 raise AssertionError(
                     f"{what} was stopped after {budget.abort_after + WALL_SLACK_S:.1f} s: more than "
-                    f"{budget.abort_after / budget.seconds:.0f}x its time budget of {budget.seconds:.2f} s "
+                    f"{budget.abort_after / budget.seconds:g}x its time budget of {budget.seconds:.2f} s "
                     f"({budget.basis}).\n{hint}") from None
         seconds = bpe.kit.last_call.cpu_s
         best = seconds if best is None else min(best, seconds)
