@@ -17,12 +17,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import contenders  # noqa: E402
 
 
-def rss_mb() -> float:
+def _status_mb(field: str) -> float:
+    """A memory figure of this process from /proc/self/status ("VmRSS", "VmHWM"), in MB."""
     with open("/proc/self/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def rss_mb() -> float:
+    return _status_mb("VmRSS")
 
 
 def peak_rss_mb() -> float:
@@ -33,12 +38,7 @@ def peak_rss_mb() -> float:
     bench's own peak (tens of MB once it has generated a corpus). ``VmHWM`` belongs to this
     address space, which exec made new; children forked from here start from this process's mark.
     """
-    hwm_kb = 0
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                hwm_kb = int(line.split()[1])
-    return max(hwm_kb, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    return max(_status_mb("VmHWM"), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
 
 
 def train_job(job: dict) -> dict:
