@@ -149,8 +149,9 @@ def render_budgets() -> str:
     lines = ["| What is measured | On what | Your limit |", "| --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     lines.append("")
-    lines.append(f"A run still going at {calibration.ABORT_AT:g} x its limit is stopped (it could "
-                 "not pass anyway), so a very slow implementation fails quickly instead of hanging.")
+    lines.append(f"A run that has used {calibration.ABORT_AT:g} x its limit of CPU time is stopped there (it "
+                 "could not pass anyway), so a very slow implementation fails quickly instead of hanging, "
+                 "and in the same words on every machine.")
     return "\n".join(lines)
 
 

@@ -36,10 +36,11 @@ EOT = "<|endoftext|>"
 #     merges ~70
 # Each factor is about the geometric mean of its pair: each side keeps about 3x of margin.
 FACTORS = {"train": 16.0, "encode": 22.0}
-# A run still going at ABORT_AT x its budget is stopped: it cannot pass anyway. With the factors
-# above this stops the naive trainer (24x the reference) and the replaying encoder (33x) long before
-# they end (both need about twice that on a quiet machine), so they fail the same way, in the same
-# words, on every run, with room left for a busy machine.
+# A run that has used ABORT_AT x its budget of CPU time is stopped (grader/feedback/speed.py): it
+# cannot pass anyway. With the factors above this stops the naive trainer (at 24x the reference)
+# and the replaying encoder (at 33x) at about half of what they need, so they fail the same way, in
+# the same words, on every run. The stop is on CPU time like the budget: a stop on wall time moves
+# with the machine's load, and a submission near it would end in other words on a busier run.
 ABORT_AT = 1.5
 
 TRAIN_CORPUS = ("mixed", 1_000_000, 101)  # data.corpus.generate_text(kind, n_bytes, seed)

@@ -145,7 +145,7 @@ class InprocessKit:
         self._owner._reload()
 
     @contextlib.contextmanager
-    def timeout(self, seconds: float) -> Iterator[None]:
+    def timeout(self, seconds: float, cpu: float | None = None) -> Iterator[None]:
         """Recorded only: in-process calls are bounded by pytest-timeout alone."""
         previous, self._timeout = self._timeout, seconds
         try:

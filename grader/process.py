@@ -21,6 +21,7 @@ from .sandbox import Sandbox
 
 OUTPUT_CAP = 64 * 1024
 STARTUP_SECONDS = 30.0
+CPU_POLL_S = 0.05  # how often a CPU-capped call's CPU time is read (so, about how late it is stopped)
 _LIVE: set[int] = set()  # pids of the workers this process started and has not ended yet
 
 
@@ -31,6 +32,10 @@ class GradingAbort(BaseException):
 
 class CallTimeout(GradingAbort):
     pass
+
+
+class CpuLimitExceeded(CallTimeout):
+    """The call used up its CPU-time cap (see `WorkerProcess.cpu_cap`) before it answered."""
 
 
 class WorkerCrashed(GradingAbort):
@@ -87,6 +92,10 @@ class WorkerProcess:
         self.output_dropped = 0
         self.pid: int | None = None  # host pid of the Python worker, for /proc measurements
         self.dead_reason: str | None = None
+        # While set: the worker tree's CPU seconds (as `cpu_seconds()` reads them) at which the
+        # pending call is stopped. CPU time, unlike wall time, barely moves with the machine's
+        # load, so a run stopped here is stopped on every machine, at the same point of its work.
+        self.cpu_cap: float | None = None
 
     # -- startup -----------------------------------------------------------------------------
     def wait_ready(self) -> None:
@@ -153,8 +162,11 @@ class WorkerProcess:
             self._buf += chunk
 
     def _wait(self, deadline: float, write: bool = False, startup: bool = False) -> None:
-        """Block until our pipe is ready, draining the worker's output meanwhile; enforce deadline."""
+        """Block until our pipe is ready, draining the worker's output meanwhile; enforce the
+        deadline and, while one is set, the CPU cap (polled every CPU_POLL_S)."""
         fd = self._req_w if write else self._rep_r
+        capped = self.cpu_cap is not None and not startup
+        next_poll = time.monotonic() + CPU_POLL_S
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -165,13 +177,18 @@ class WorkerProcess:
             rlist = [self._out_r] + ([] if write else [fd])
             wlist = [fd] if write else []
             try:
-                r, w, _ = select.select(rlist, wlist, [], min(remaining, 1.0))
+                r, w, _ = select.select(rlist, wlist, [], min(remaining, CPU_POLL_S if capped else 1.0))
             except InterruptedError:
                 continue
             if self._out_r in r:
                 self.drain_output()
             if fd in r or fd in w:
                 return
+            if capped and time.monotonic() >= next_poll:
+                next_poll = time.monotonic() + CPU_POLL_S
+                if self.cpu_seconds() >= self.cpu_cap:
+                    self.kill()
+                    raise CpuLimitExceeded("the call into your code used up its CPU time and was stopped")
 
     def drain_output(self, max_reads: int = 16) -> None:
         """Read what the worker printed, at most `max_reads` chunks per call.

@@ -22,10 +22,10 @@ from typing import Any, Iterator
 from . import procstats, wire
 from .inprocess import PeakMeter, _plain_name, read_capped
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult
-from .process import BadReply, CallTimeout, GradingAbort, WorkerCrashed, WorkerProcess
+from .process import BadReply, CallTimeout, CpuLimitExceeded, GradingAbort, WorkerCrashed, WorkerProcess
 from .sandbox import Limits, Options, Sandbox
 
-__all__ = ["RemoteError", "GradingAbort", "CallTimeout", "WorkerCrashed", "BadReply",
+__all__ = ["RemoteError", "GradingAbort", "CallTimeout", "CpuLimitExceeded", "WorkerCrashed", "BadReply",
            "RemoteBpe", "connect"]
 
 DEFAULT_CALL_TIMEOUT = 60.0
@@ -101,6 +101,7 @@ class Session:
         self.call_timeout = DEFAULT_CALL_TIMEOUT
         self.test_deadline: float | None = None  # set per test by the plugin: the test's own budget
         self._explicit_timeout = False  # inside `bpe.kit.timeout(...)`
+        self.cpu_limit: float | None = None  # CPU seconds a call may use, inside `bpe.kit.timeout(..., cpu=)`
         self.last_call = CallStats(0.0, 0.0)
         self._ids = 0
         self.finished_output = ""
@@ -158,6 +159,7 @@ class Session:
         if self.test_deadline is not None and not self._explicit_timeout:
             deadline = min(deadline, self.test_deadline)
         cpu0, wall0 = worker.cpu_seconds(), time.perf_counter()
+        worker.cpu_cap = None if self.cpu_limit is None else cpu0 + self.cpu_limit
         sampler = _RssSampler(worker.pid) if meter else None
         try:
             worker.send(message, deadline)
@@ -171,6 +173,7 @@ class Session:
             self._retire()
             raise
         finally:
+            worker.cpu_cap = None
             if sampler is not None:
                 sampler.stop()
             if self.worker is worker:
@@ -383,14 +386,18 @@ class RemoteKit:
         self._session._retire()
 
     @contextlib.contextmanager
-    def timeout(self, seconds: float) -> Iterator[None]:
+    def timeout(self, seconds: float, cpu: float | None = None) -> Iterator[None]:
+        """Each call inside is stopped after `seconds` of wall time, or once the worker (with
+        every process it started) has used `cpu` seconds of CPU time on it, whichever comes first.
+        Either raises CallTimeout (CpuLimitExceeded for the CPU cap) and restarts the worker."""
         s = self._session
-        previous = s.call_timeout, s._explicit_timeout
+        previous = s.call_timeout, s._explicit_timeout, s.cpu_limit
         s.call_timeout, s._explicit_timeout = float(seconds), True
+        s.cpu_limit = None if cpu is None else float(cpu)
         try:
             yield
         finally:
-            s.call_timeout, s._explicit_timeout = previous
+            s.call_timeout, s._explicit_timeout, s.cpu_limit = previous
 
     def close(self) -> None:
         self._session.close()

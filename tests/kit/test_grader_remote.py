@@ -3,6 +3,7 @@ and the confinement the worker runs under."""
 from __future__ import annotations
 
 import resource
+import time
 
 import pytest
 
@@ -38,15 +39,20 @@ def read(path):
 def busy(n):
     return sum(i * i for i in range(n))
 
-def busy_in_child(n):
+def in_child(work, arg):
     pid = os.fork()
     if pid == 0:
-        busy(n)
+        globals()[work](arg)
         os._exit(0)
     os.waitpid(pid, 0)
 
 def nap(seconds):
     time.sleep(seconds)
+
+def spin(cpu_seconds):
+    end = time.process_time() + cpu_seconds
+    while time.process_time() < end:
+        pass
 
 class Slurper(CharBPE):
     def encode_iterable(self, chunks):
@@ -186,10 +192,31 @@ def test_per_call_timeout_kills_and_the_next_call_gets_a_fresh_worker(bpe):
     assert bpe.merge([1, 2], (1, 2), 3) == [3]
 
 
+@pytest.mark.parametrize("where", ["in the worker", "in a child"])
+def test_a_cpu_cap_stops_a_busy_call_long_before_its_wall_limit(bpe, where):
+    start = time.monotonic()
+    with bpe.kit.timeout(120, cpu=0.5):
+        with pytest.raises(remote.CpuLimitExceeded):  # a minute of CPU time, if nothing stopped it
+            bpe.spin(60) if where == "in the worker" else bpe.in_child("spin", 60)
+    assert time.monotonic() - start < 60, "the cap was read late, or not on the processes doing the work"
+    assert bpe.merge([1, 2], (1, 2), 3) == [3]
+
+
+def test_a_cpu_cap_lets_a_call_within_it_finish_and_leaves_the_next_calls_alone(bpe):
+    with bpe.kit.timeout(120, cpu=30):
+        bpe.spin(0.3)
+    assert 0.2 < bpe.kit.last_call.cpu_s < 30
+    bpe.spin(1.0)  # no cap outside the block
+    with bpe.kit.timeout(0.5, cpu=30):
+        with pytest.raises(remote.CallTimeout) as info:
+            bpe.nap(30)  # a call that waits uses no CPU: the wall limit ends it
+    assert not isinstance(info.value, remote.CpuLimitExceeded)
+
+
 def test_cpu_of_child_processes_is_counted(bpe):
     bpe.busy(3_000_000)
     alone = bpe.kit.last_call.cpu_s
-    bpe.busy_in_child(3_000_000)
+    bpe.in_child("busy", 3_000_000)
     assert bpe.kit.last_call.cpu_s > alone / 2
 
 

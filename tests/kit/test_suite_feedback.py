@@ -17,7 +17,7 @@ from grader.feedback.encoder import TrustedEncoder
 from grader.feedback.errors import expect_error
 from grader.feedback.messages import explain_merges, explain_vocab
 from grader.feedback.render import escape, unescape
-from grader.feedback.speed import verdict
+from grader.feedback.speed import timed_call, verdict, wall_limit
 from grader.feedback.trainer import Replay, train
 from grader.feedback.wrong_rules import WRONG_RULES
 
@@ -183,6 +183,51 @@ def test_verdict_reports_the_ratio_to_the_budget():
     assert ok and "0.50x the budget of 2.00 s" in text and "Hint" not in text
     ok, text = verdict(5.0, budget, "train_bpe", "Hint: go incremental")
     assert not ok and "2.50x" in text and "Hint: go incremental" in text
+
+
+class _StoppingKit:
+    """A `bpe.kit` whose calls end the way a real one ends them when a limit is hit."""
+
+    def __init__(self, stop):
+        self.stop, self.limits = stop, []
+
+    def timeout(self, seconds, cpu=None):
+        import contextlib
+        self.limits.append((seconds, cpu))
+        return contextlib.nullcontext()
+
+
+def _stopped_gate(stop) -> tuple[str, list]:
+    kit = _StoppingKit(stop)
+    bpe = type("Bpe", (), {"kit": kit})()
+
+    def call():
+        raise kit.stop("stopped")
+
+    with pytest.raises(AssertionError) as info:
+        timed_call(bpe, Budget(2.0, "7 x the reference"), call, "train_bpe on 1 MB", "Hint: go incremental")
+    return str(info.value), kit.limits
+
+
+def test_a_speed_gate_stops_on_cpu_time_and_says_so():
+    from grader.farm.speed import ratios_in
+    from grader.process import CpuLimitExceeded
+
+    text, limits = _stopped_gate(CpuLimitExceeded)
+    budget = Budget(2.0, "7 x the reference")
+    assert limits == [(wall_limit(budget), budget.abort_after)]
+    assert wall_limit(budget) > 2 * budget.abort_after  # wall time only catches a call that waits
+    assert text.startswith(f"train_bpe on 1 MB was stopped after {budget.abort_after:.2f} s of CPU time")
+    assert "Hint: go incremental" in text
+    assert ratios_in(text) == [calibration.ABORT_AT]
+
+
+def test_a_speed_gate_stopped_on_wall_time_asks_what_it_waits_for():
+    from grader.process import CallTimeout
+
+    text, _ = _stopped_gate(CallTimeout)
+    assert "of wall-clock time without finishing" in text and "waiting on something" in text
+    assert "Hint: go incremental" in text
 
 
 def test_expect_error_says_what_happened_instead():
