@@ -13,7 +13,7 @@ from grader import calibration
 from grader.feedback import golden
 from grader.feedback.messages import explain_merges
 from grader.feedback.shapes import check_ids, check_train_result
-from grader.feedback.speed import timed_call, verdict
+from grader.feedback.speed import WALL_FACTOR, timed_call, verdict
 
 EOT = "<|endoftext|>"
 TRAIN_HINT = ("Hint: do not recount every pair after every merge. Count the distinct pre-tokens once, "
@@ -23,7 +23,6 @@ ENCODE_HINT = ("Hint: do not replay every merge over the whole text. Pre-tokeniz
                "pre-token by rank (lowest first), and cache the ids of pre-tokens you have already seen.")
 MEMORY_LIMIT_PER_FILE_BYTE = 3  # streaming needs ~0.5x the file (its cache); reading it whole ~8x
 STREAM_TIME_ALLOWANCE = 4
-STREAM_WALL_FACTOR = 3
 STREAM_SLACK_S = 30.0
 
 
@@ -82,7 +81,7 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
     # The file is ~4x the encode-speed text: allow ~4x that gate's CPU stop, and wall time to
     # spare (this gate measures memory, not speed).
     cpu = STREAM_TIME_ALLOWANCE * calibration.budgets(scratch)["encode"].abort_after
-    wall = STREAM_WALL_FACTOR * cpu + STREAM_SLACK_S
+    wall = WALL_FACTOR * cpu + STREAM_SLACK_S
     with bpe.kit.timeout(wall, cpu=cpu):
         try:
             result = bpe.kit.encode_file_streaming(tok, path)
