@@ -9,6 +9,7 @@ Two tables are never edited by hand, so the handout cannot promise what the grad
 Each sits between two markers. `--check` only compares (exit 1 if a committed table is out of
 date); the kit's tests run the same comparison.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,8 +77,9 @@ def _number_key(number: str) -> tuple:
 
 def is_hidden(test: dict) -> bool:
     """Hidden from students: marked so, or living in a tests/graded/test_hidden_*.py file."""
-    return (test.get("visibility", "visible") == "hidden"
-            or test.get("id", "").split("/")[-1].startswith("test_hidden_"))
+    return test.get("visibility", "visible") == "hidden" or test.get("id", "").split("/")[-1].startswith(
+        "test_hidden_"
+    )
 
 
 def _cell(text: str) -> str:
@@ -133,41 +135,50 @@ def render_budgets() -> str:
     kinds = {"mixed": "English and Chinese stories", "en": "English stories", "zh": "Chinese stories"}
     eot = "<\\|endoftext\\|>"  # `|` must be escaped inside a Markdown table
     rows = [
-        ("`train_bpe`",
-         f"about {train_bytes // 1000:,} kB of generated {kinds[train_kind]}, "
-         f"`vocab_size={calibration.TRAIN_VOCAB_SIZE}`, special token `{eot}`",
-         f"{calibration.FACTORS['train']:g} x the reference solution's CPU time"),
-        ("`BPETokenizer.encode`",
-         f"about {encode_bytes // 1000:,} kB of generated {kinds[encode_kind]}, one call, "
-         f"with a {encode_vocab}-token vocabulary",
-         f"{calibration.FACTORS['encode']:g} x the reference solution's CPU time"),
-        ("`encode_iterable` (memory)",
-         f"about {stream_bytes // 1_000_000} MB of generated {kinds[stream_kind]}, read in chunks",
-         f"memory growth at most {per_byte} bytes per byte of the file "
-         f"({per_byte * stream_bytes // 1_000_000} MB)"),
+        (
+            "`train_bpe`",
+            f"about {train_bytes // 1000:,} kB of generated {kinds[train_kind]}, "
+            f"`vocab_size={calibration.TRAIN_VOCAB_SIZE}`, special token `{eot}`",
+            f"{calibration.FACTORS['train']:g} x the reference solution's CPU time",
+        ),
+        (
+            "`BPETokenizer.encode`",
+            f"about {encode_bytes // 1000:,} kB of generated {kinds[encode_kind]}, one call, "
+            f"with a {encode_vocab}-token vocabulary",
+            f"{calibration.FACTORS['encode']:g} x the reference solution's CPU time",
+        ),
+        (
+            "`encode_iterable` (memory)",
+            f"about {stream_bytes // 1_000_000} MB of generated {kinds[stream_kind]}, read in chunks",
+            f"memory growth at most {per_byte} bytes per byte of the file "
+            f"({per_byte * stream_bytes // 1_000_000} MB)",
+        ),
     ]
     lines = ["| What is measured | On what | Your limit |", "| --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     lines.append("")
-    lines.append(f"A run that has used {calibration.ABORT_AT:g} x its limit of CPU time is stopped there (it "
-                 "could not pass anyway), so a very slow implementation fails quickly instead of hanging, "
-                 "and in the same words on every machine.")
+    lines.append(
+        f"A run that has used {calibration.ABORT_AT:g} x its limit of CPU time is stopped there (it "
+        "could not pass anyway), so a very slow implementation fails quickly instead of hanging, "
+        "and in the same words on every machine."
+    )
     return "\n".join(lines)
 
 
-def replace_block(text: str, table: str, where: Path = HANDOUT, begin: str = BEGIN,
-                  end_marker: str = END) -> str:
+def replace_block(
+    text: str, table: str, where: Path = HANDOUT, begin: str = BEGIN, end_marker: str = END
+) -> str:
     """`text` with everything between the markers replaced by `table`."""
     start, end = text.find(begin), text.find(end_marker)
     if start < 0 or end < start:
         raise RubricError(f"{where}: the markers {begin} and {end_marker} are missing or out of order")
-    return text[:start + len(begin)] + "\n" + table + "\n" + text[end:]
+    return text[: start + len(begin)] + "\n" + table + "\n" + text[end:]
 
 
 def current_block(text: str, begin: str = BEGIN, end_marker: str = END) -> str:
     """What is between the markers now (without the surrounding newlines)."""
     start, end = text.find(begin), text.find(end_marker)
-    return text[start + len(begin):end].strip("\n") if 0 <= start < end else ""
+    return text[start + len(begin) : end].strip("\n") if 0 <= start < end else ""
 
 
 def generated_files() -> tuple[dict[Path, tuple[str, str]], list[str]]:
@@ -175,8 +186,9 @@ def generated_files() -> tuple[dict[Path, tuple[str, str]], list[str]]:
     errors of the blocks that could not be generated (the others are still returned)."""
     jobs = {
         HANDOUT: lambda text: replace_block(text, render_table(load_rubric())),
-        EFFICIENCY: lambda text: replace_block(text, render_budgets(), EFFICIENCY,
-                                               BUDGETS_BEGIN, BUDGETS_END),
+        EFFICIENCY: lambda text: replace_block(
+            text, render_budgets(), EFFICIENCY, BUDGETS_BEGIN, BUDGETS_END
+        ),
     }
     files, errors = {}, []
     for path, generate in jobs.items():
@@ -198,8 +210,11 @@ def main(argv: list[str] | None = None) -> int:
     stale = [path for path, (text, updated) in files.items() if text != updated]
     if args.check:
         for path in stale:
-            print(f"error: {path.relative_to(ROOT)} is out of date with grader/rubric.toml or "
-                  "grader/calibration.py; run `python -m assignment.build`", file=sys.stderr)
+            print(
+                f"error: {path.relative_to(ROOT)} is out of date with grader/rubric.toml or "
+                "grader/calibration.py; run `python -m assignment.build`",
+                file=sys.stderr,
+            )
         if not stale and not errors:
             print("the handout's generated tables are current")
         return 1 if stale or errors else 0
@@ -208,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in files:
         print(f"{path.relative_to(ROOT)}: {'rewritten' if path in stale else 'already current'}")
     return 1 if errors else 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

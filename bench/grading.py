@@ -3,6 +3,7 @@
 Both go through the same commands an instructor types, so the figures include everything a real
 run pays for (sandbox start-up, the worker, every graded test).
 """
+
 from __future__ import annotations
 
 import json
@@ -43,9 +44,9 @@ def run_grading(*, runs: int, farm_students: int, jobs: int, timeout_s: float) -
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:
         for i in range(runs):
             out = Path(tmp) / f"run{i}"
-            outcome, status, stderr = measure.run_process(
-                [sys.executable, "-m", "grader", "grade", "solution", "--out", str(out)],
-                timeout_s=timeout_s)
+            outcome, _status, _stderr = measure.run_process(
+                [sys.executable, "-m", "grader", "grade", "solution", "--out", str(out)], timeout_s=timeout_s
+            )
             if not outcome.ok:
                 section["error"] = f"grading the reference failed: {outcome.error}"
                 break
@@ -70,8 +71,11 @@ def run_farm(students: int, jobs: int, timeout_s: float) -> dict:
     with tempfile.TemporaryDirectory(prefix="bench-farm-") as tmp:
         subs, out = Path(tmp) / "submissions", Path(tmp) / "out"
         for k in range(students):
-            shutil.copytree(ROOT / "solution" / "bpe", subs / f"student{k:02d}" / "bpe",
-                            ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                ROOT / "solution" / "bpe",
+                subs / f"student{k:02d}" / "bpe",
+                ignore=shutil.ignore_patterns("__pycache__"),
+            )
         cmd = [sys.executable, *FARM, str(subs), "--out", str(out), "--jobs", str(jobs)]
         outcome, _, _ = measure.run_process(cmd, timeout_s=timeout_s * students)
         graded = _graded(out)
@@ -79,9 +83,13 @@ def run_farm(students: int, jobs: int, timeout_s: float) -> dict:
         return {"note": f"not measured: `python -m grader.farm grade` failed: {outcome.error}"}
     if graded < students:
         return {"note": f"not measured: the farm graded {graded} of {students} submissions"}
-    return {"students": students, "jobs": jobs, "seconds": outcome.wall_s,
-            "per_hour": students / outcome.wall_s * 3600,
-            "command": f"python -m grader.farm grade SUBMISSIONS --out DIR --jobs {jobs}"}
+    return {
+        "students": students,
+        "jobs": jobs,
+        "seconds": outcome.wall_s,
+        "per_hour": students / outcome.wall_s * 3600,
+        "command": f"python -m grader.farm grade SUBMISSIONS --out DIR --jobs {jobs}",
+    }
 
 
 def _graded(out: Path) -> int:

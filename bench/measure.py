@@ -8,6 +8,7 @@ the worker could not report (it failed or was stopped) is that figure kept. A co
 workers is also sampled as a whole process tree, because a peak RSS covers one process; the sampler
 polls every 50 ms, so it can miss a spike shorter than that.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,15 +85,22 @@ class _TreeSampler(threading.Thread):
             self.stop.wait(self.every_s)
 
 
-def run_process(cmd: list[str], *, timeout_s: float | None = None, env: dict | None = None,
-                cwd: Path = ROOT) -> tuple[Outcome, int, str]:
+def run_process(
+    cmd: list[str], *, timeout_s: float | None = None, env: dict | None = None, cwd: Path = ROOT
+) -> tuple[Outcome, int, str]:
     """Run `cmd` in its own session; return (measurements, exit status, stderr). On timeout the
     whole process group is killed, so a contender's worker processes go too."""
     merged_env = {**os.environ, **(env or {})}
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, env=merged_env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        env=merged_env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     sampler = _TreeSampler(proc.pid)
     sampler.start()
     timed_out = threading.Event()
@@ -115,9 +123,14 @@ def run_process(cmd: list[str], *, timeout_s: float | None = None, env: dict | N
         timer.cancel()
     sampler.stop.set()
     sampler.join()
-    outcome = Outcome(ok=False, wall_s=wall, peak_rss_mb=usage.ru_maxrss / 1024,
-                      tree_peak_mb=sampler.peak_kb / 1024, timed_out=timed_out.is_set(),
-                      cpu_s=usage.ru_utime + usage.ru_stime)
+    outcome = Outcome(
+        ok=False,
+        wall_s=wall,
+        peak_rss_mb=usage.ru_maxrss / 1024,
+        tree_peak_mb=sampler.peak_kb / 1024,
+        timed_out=timed_out.is_set(),
+        cpu_s=usage.ru_utime + usage.ru_stime,
+    )
     if outcome.timed_out:
         outcome.error = f"stopped after {timeout_s:g} s"
     elif proc.returncode != 0:
@@ -147,8 +160,7 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def repeat(job: dict, runs: int, *, timeout_s: float | None = None, env: dict | None = None
-           ) -> list[Outcome]:
+def repeat(job: dict, runs: int, *, timeout_s: float | None = None, env: dict | None = None) -> list[Outcome]:
     """Run `job` up to `runs` times; stop early at the first failure or timeout (no point
     waiting for a capped contender three times)."""
     outcomes = []

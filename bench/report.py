@@ -1,4 +1,5 @@
 """The bench's output: Markdown tables for people, JSON for anything that wants the numbers."""
+
 from __future__ import annotations
 
 import json
@@ -34,28 +35,55 @@ def training_md(rows: list[dict], runs: int) -> list[str]:
     out = [f"### Training (median of {runs} run{'s' * (runs > 1)}, 2 cores)", ""]
     body = []
     for r in rows:
-        body.append([
-            _size(r["corpus_mb"]), f"{r['vocab_size']:,}", r["label"], _time_cell(r),
-            _num(r.get("time_x_hf"), ".2f", "×"), _num(r.get("cpu_s")),
-            _num(r.get("peak_rss_mb"), ".0f"), _num(r.get("tree_peak_mb"), ".0f"),
-            _num(r.get("memory_x_corpus"), ".1f", "×"),
-            r.get("agreement", "") or r.get("note", "")])
-    out += _table(["corpus", "vocab", "trainer", "time s", "time vs HF", "CPU s", "peak RSS MB",
-                   "tree peak MB", "memory / corpus", "merges vs reference / note"], body)
-    out += ["", "Time: wall-clock seconds of the training call alone (median). CPU s: user + system "
-            "seconds of the whole subprocess and its workers, interpreter start included: less "
-            "sensitive to a busy machine than wall time. Runs of the contenders are interleaved. "
-            "Peak RSS: the largest single process (the job's own `VmHWM`, or `ru_maxrss` of a "
-            "worker it forked). Tree peak: the summed proportional set size (PSS) of the process "
-            "and the workers it forks, sampled every 50 ms. Memory / corpus: the larger of the two,"
-            " minus the process's RSS before training (interpreter and imports), divided by the "
-            "corpus size."]
+        body.append(
+            [
+                _size(r["corpus_mb"]),
+                f"{r['vocab_size']:,}",
+                r["label"],
+                _time_cell(r),
+                _num(r.get("time_x_hf"), ".2f", "×"),
+                _num(r.get("cpu_s")),
+                _num(r.get("peak_rss_mb"), ".0f"),
+                _num(r.get("tree_peak_mb"), ".0f"),
+                _num(r.get("memory_x_corpus"), ".1f", "×"),
+                r.get("agreement", "") or r.get("note", ""),
+            ]
+        )
+    out += _table(
+        [
+            "corpus",
+            "vocab",
+            "trainer",
+            "time s",
+            "time vs HF",
+            "CPU s",
+            "peak RSS MB",
+            "tree peak MB",
+            "memory / corpus",
+            "merges vs reference / note",
+        ],
+        body,
+    )
+    out += [
+        "",
+        "Time: wall-clock seconds of the training call alone (median). CPU s: user + system "
+        "seconds of the whole subprocess and its workers, interpreter start included: less "
+        "sensitive to a busy machine than wall time. Runs of the contenders are interleaved. "
+        "Peak RSS: the largest single process (the job's own `VmHWM`, or `ru_maxrss` of a "
+        "worker it forked). Tree peak: the summed proportional set size (PSS) of the process "
+        "and the workers it forks, sampled every 50 ms. Memory / corpus: the larger of the two,"
+        " minus the process's RSS before training (interpreter and imports), divided by the "
+        "corpus size.",
+    ]
     return out
 
 
 def encoding_md(section: dict) -> list[str]:
-    out = [f"### Encoding ({section['text_bytes'] / 1e6:.3g} MB of validation text, one thread, "
-           f"vocab {section['vocab_size']:,} trained by the reference)", ""]
+    out = [
+        f"### Encoding ({section['text_bytes'] / 1e6:.3g} MB of validation text, one thread, "
+        f"vocab {section['vocab_size']:,} trained by the reference)",
+        "",
+    ]
     if section.get("error"):
         return out + [section["error"]]
     body = []
@@ -63,8 +91,15 @@ def encoding_md(section: dict) -> list[str]:
         if r["status"] != "ok":
             body.append([r["label"], r["status"], "—", "—", r["note"]])
             continue
-        body.append([r["label"], _num(r["mb_per_s"]), _num(r.get("time_x_tiktoken"), ".2f", "×"),
-                     "yes" if r["ids_agree"] else "**NO**", f"{r['n_ids']:,} ids"])
+        body.append(
+            [
+                r["label"],
+                _num(r["mb_per_s"]),
+                _num(r.get("time_x_tiktoken"), ".2f", "×"),
+                "yes" if r["ids_agree"] else "**NO**",
+                f"{r['n_ids']:,} ids",
+            ]
+        )
     out += _table(["encoder", "MB/s", "time vs tiktoken", "ids agree", "note"], body)
     for m in section["mismatches"]:
         out += ["", f"**MISMATCH**: {m}"]
@@ -77,15 +112,23 @@ def grading_md(section: dict) -> list[str]:
         return out + [f"Not measured: {section['note']}."]
     rows = []
     if "seconds" in section:
-        rows.append(["full grade of the reference (`python -m grader grade solution`)",
-                     f"{section['seconds']:.1f} s (median of {len(section['all_seconds'])}), "
-                     f"score {section['score']}"])
+        rows.append(
+            [
+                "full grade of the reference (`python -m grader grade solution`)",
+                f"{section['seconds']:.1f} s (median of {len(section['all_seconds'])}), "
+                f"score {section['score']}",
+            ]
+        )
     if section.get("error"):
         rows.append(["error", section["error"]])
     farm = section.get("farm", {})
     if "per_hour" in farm:
-        rows.append([f"batch of {farm['students']} at `--jobs {farm['jobs']}`",
-                     f"{farm['seconds']:.1f} s → {farm['per_hour']:.0f} submissions/hour"])
+        rows.append(
+            [
+                f"batch of {farm['students']} at `--jobs {farm['jobs']}`",
+                f"{farm['seconds']:.1f} s → {farm['per_hour']:.0f} submissions/hour",
+            ]
+        )
     else:
         rows.append(["batch grading", farm.get("note", "not measured")])
     return out + _table(["what", "measured"], rows)
@@ -93,30 +136,46 @@ def grading_md(section: dict) -> list[str]:
 
 def scaling_md(section: dict) -> list[str]:
     out = ["### Scaling (training seconds, same runs as above, 2 cores)", ""]
-    for title, key, rows in (("vs corpus size", "corpus_mb", section["by_size"]),
-                             ("vs number of merges", "merges", section["by_merges"])):
-        body = [[(_size(r[key]) if key == "corpus_mb" else f"{r[key]:,}"),
-                 _num(r.get("reference_s")), _num(r.get("hf_s")),
-                 _num(r.get("ratio"), ".2f", "×")] for r in rows]
-        fixed = (f"vocab {section['vocab']:,}" if key == "corpus_mb"
-                 else f"{_size(section['merges_mb'])} corpus")
+    for title, key, rows in (
+        ("vs corpus size", "corpus_mb", section["by_size"]),
+        ("vs number of merges", "merges", section["by_merges"]),
+    ):
+        body = [
+            [
+                (_size(r[key]) if key == "corpus_mb" else f"{r[key]:,}"),
+                _num(r.get("reference_s")),
+                _num(r.get("hf_s")),
+                _num(r.get("ratio"), ".2f", "×"),
+            ]
+            for r in rows
+        ]
+        fixed = (
+            f"vocab {section['vocab']:,}" if key == "corpus_mb" else f"{_size(section['merges_mb'])} corpus"
+        )
         out += [f"{title} ({fixed}):", ""]
-        out += _table(["corpus" if key == "corpus_mb" else "merges", "reference s", "HF s",
-                       "reference / HF"], body) + [""]
+        out += _table(
+            ["corpus" if key == "corpus_mb" else "merges", "reference s", "HF s", "reference / HF"], body
+        ) + [""]
     return out
 
 
 def targets_md(targets: list[dict]) -> list[str]:
-    body = [[t["target"], t["measured"], {True: "met", False: "**missed**", None: "not measured"}
-             [t["met"]]] for t in targets]
+    body = [
+        [t["target"], t["measured"], {True: "met", False: "**missed**", None: "not measured"}[t["met"]]]
+        for t in targets
+    ]
     return ["### Targets", ""] + _table(["target", "measured", ""], body)
 
 
 def render(report: dict) -> str:
     meta = report["meta"]
-    lines = [f"## bpe-kit bench — {meta['date']}", "",
-             f"`{meta['command']}` on {meta['machine']}; load average {meta['load_before']} before, "
-             f"{meta['load_after']} after.", ""]
+    lines = [
+        f"## bpe-kit bench — {meta['date']}",
+        "",
+        f"`{meta['command']}` on {meta['machine']}; load average {meta['load_before']} before, "
+        f"{meta['load_after']} after.",
+        "",
+    ]
     lines += [f"> {n}" for n in report["notes"]] + ([""] if report["notes"] else [])
     if "targets" in report:
         lines += targets_md(report["targets"]) + [""]

@@ -9,6 +9,7 @@ Prints a Markdown report and writes it, with the raw numbers as JSON, to bench/r
 Contenders from the optional `bench` extra (tokenizers, tiktoken, bpeasy) are skipped with a
 note when they are not installed. Timings on a busy machine are noisy: the report shows the load.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,7 @@ import shlex
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
@@ -33,25 +34,53 @@ from bench.training import TrainingBench  # noqa: E402
 
 SECTIONS = ("training", "encoding", "grading", "scaling")
 
-FULL = dict(runs=3, sizes=[1, 5, 25], vocabs=[1_000, 10_000], naive_at=(1, 1_000), naive_cap_s=90,
-            encode_train_mb=5, encode_vocab=10_000, encode_text_mb=5,
-            scaling_sizes=[1, 5, 10, 25, 50], scaling_vocab=10_000, scaling_merges_mb=5,
-            scaling_vocabs=[500, 1_000, 2_000, 5_000, 10_000, 20_000],
-            farm_students=4, jobs=2, timeout_s=900)
-QUICK = dict(runs=1, sizes=[0.05], vocabs=[300, 600], naive_at=(0.05, 300), naive_cap_s=60,
-             encode_train_mb=0.05, encode_vocab=600, encode_text_mb=0.03,
-             scaling_sizes=[0.02, 0.05], scaling_vocab=600, scaling_merges_mb=0.05,
-             scaling_vocabs=[300, 600], farm_students=2, jobs=2, timeout_s=300)
+FULL = {
+    "runs": 3,
+    "sizes": [1, 5, 25],
+    "vocabs": [1_000, 10_000],
+    "naive_at": (1, 1_000),
+    "naive_cap_s": 90,
+    "encode_train_mb": 5,
+    "encode_vocab": 10_000,
+    "encode_text_mb": 5,
+    "scaling_sizes": [1, 5, 10, 25, 50],
+    "scaling_vocab": 10_000,
+    "scaling_merges_mb": 5,
+    "scaling_vocabs": [500, 1_000, 2_000, 5_000, 10_000, 20_000],
+    "farm_students": 4,
+    "jobs": 2,
+    "timeout_s": 900,
+}
+QUICK = {
+    "runs": 1,
+    "sizes": [0.05],
+    "vocabs": [300, 600],
+    "naive_at": (0.05, 300),
+    "naive_cap_s": 60,
+    "encode_train_mb": 0.05,
+    "encode_vocab": 600,
+    "encode_text_mb": 0.03,
+    "scaling_sizes": [0.02, 0.05],
+    "scaling_vocab": 600,
+    "scaling_merges_mb": 0.05,
+    "scaling_vocabs": [300, 600],
+    "farm_students": 2,
+    "jobs": 2,
+    "timeout_s": 300,
+}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python bench/run.py", description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="tiny sizes and one run (a smoke test)")
-    ap.add_argument("--only", choices=SECTIONS, action="append",
-                    help="run only this section (repeatable)")
+    ap.add_argument("--only", choices=SECTIONS, action="append", help="run only this section (repeatable)")
     ap.add_argument("--runs", type=int, help="runs per figure (default 3, or 1 with --quick)")
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results",
-                    help="where bench.md and bench.json go (default bench/results)")
+    ap.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "bench" / "results",
+        help="where bench.md and bench.json go (default bench/results)",
+    )
     args = ap.parse_args(argv)
     if args.runs is not None and args.runs < 1:
         ap.error("--runs must be at least 1")
@@ -74,8 +103,12 @@ def _load() -> str:
 
 def _commit() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True,
-                              capture_output=True, timeout=10).stdout.strip() or "unknown"
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True, capture_output=True, timeout=10
+            ).stdout.strip()
+            or "unknown"
+        )
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
 
@@ -93,38 +126,47 @@ def main(argv: list[str] | None = None) -> int:
     load_before = _load()
     notes = []
     if os.getloadavg()[0] > 0.8 * (os.cpu_count() or 1) / 2:
-        notes.append(f"The machine was busy when the bench started (load {load_before} on "
-                     f"{os.cpu_count()} cores): timings are noisy; re-run on a quiet machine.")
+        notes.append(
+            f"The machine was busy when the bench started (load {load_before} on "
+            f"{os.cpu_count()} cores): timings are noisy; re-run on a quiet machine."
+        )
     for name in ("hf", "tiktoken", "bpeasy"):
         why = contenders.missing(name)
         if why:
             notes.append(f"{contenders.LABEL[name]} skipped: {why}.")
     result: dict = {"notes": notes}
     disagreements = 0
-    bench = TrainingBench(cfg["runs"], specials, timeout_s=cfg["timeout_s"],
-                          naive_cap_s=cfg["naive_cap_s"])
+    bench = TrainingBench(cfg["runs"], specials, timeout_s=cfg["timeout_s"], naive_cap_s=cfg["naive_cap_s"])
 
     if "training" in only:
         rows = []
         for mb in cfg["sizes"]:
             for vocab in cfg["vocabs"]:
-                who = [c for c in contenders.TRAINERS
-                       if c != "naive" or (mb, vocab) == cfg["naive_at"]]
+                who = [c for c in contenders.TRAINERS if c != "naive" or (mb, vocab) == cfg["naive_at"]]
                 _progress(f"training {', '.join(who)}: {mb:g} MB, vocab {vocab}")
                 rows += bench.measure_group(who, mb, vocab)
         result["training"] = [bench.compare(r) for r in rows]
         naive = next((r for r in rows if r["contender"] == "naive"), None)
-        if naive and naive.get("status") == "ok" and \
-                bench.compare(naive).get("agreement") != "identical merges":
+        if (
+            naive
+            and naive.get("status") == "ok"
+            and bench.compare(naive).get("agreement") != "identical merges"
+        ):
             disagreements += 1
-            notes.append("TRAINERS DISAGREE: the naive trainer and the reference learned "
-                         "different merges, so one of them breaks the training contract.")
+            notes.append(
+                "TRAINERS DISAGREE: the naive trainer and the reference learned "
+                "different merges, so one of them breaks the training contract."
+            )
     if "encoding" in only:
         _progress("encoding")
-        result["encoding"] = run_encoding(runs=cfg["runs"], train_mb=cfg["encode_train_mb"],
-                                          vocab_size=cfg["encode_vocab"],
-                                          text_mb=cfg["encode_text_mb"], specials=specials,
-                                          timeout_s=cfg["timeout_s"])
+        result["encoding"] = run_encoding(
+            runs=cfg["runs"],
+            train_mb=cfg["encode_train_mb"],
+            vocab_size=cfg["encode_vocab"],
+            text_mb=cfg["encode_text_mb"],
+            specials=specials,
+            timeout_s=cfg["timeout_s"],
+        )
         for m in result["encoding"]["mismatches"]:
             disagreements += 1
             notes.append(f"ENCODERS DISAGREE: {m}")
@@ -134,28 +176,43 @@ def main(argv: list[str] | None = None) -> int:
             result["grading"] = {"note": "skipped with --quick (use --only grading)"}
         else:
             _progress("grading")
-            result["grading"] = run_grading(runs=cfg["runs"], farm_students=cfg["farm_students"],
-                                            jobs=cfg["jobs"], timeout_s=cfg["timeout_s"])
+            result["grading"] = run_grading(
+                runs=cfg["runs"],
+                farm_students=cfg["farm_students"],
+                jobs=cfg["jobs"],
+                timeout_s=cfg["timeout_s"],
+            )
     if "scaling" in only:
         _progress("scaling")
-        result["scaling"] = run_scaling(bench, sizes=cfg["scaling_sizes"],
-                                        vocab=cfg["scaling_vocab"],
-                                        merges_mb=cfg["scaling_merges_mb"],
-                                        vocabs=cfg["scaling_vocabs"])
+        result["scaling"] = run_scaling(
+            bench,
+            sizes=cfg["scaling_sizes"],
+            vocab=cfg["scaling_vocab"],
+            merges_mb=cfg["scaling_merges_mb"],
+            vocabs=cfg["scaling_vocabs"],
+        )
     if not args.quick:
         result["targets"] = targets.evaluate(result, big_mb=max(cfg["scaling_sizes"]))
     result["meta"] = {
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "command": command,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command,
         "machine": f"{os.cpu_count()} cores, {platform.machine()}, Python {platform.python_version()}",
-        "load_before": load_before, "load_after": _load(), "runs": cfg["runs"],
-        "quick": args.quick, "sections": sorted(only), "commit": _commit(),
-        "versions": _versions(), "elapsed_s": round(time.perf_counter() - started, 1)}
+        "load_before": load_before,
+        "load_after": _load(),
+        "runs": cfg["runs"],
+        "quick": args.quick,
+        "sections": sorted(only),
+        "commit": _commit(),
+        "versions": _versions(),
+        "elapsed_s": round(time.perf_counter() - started, 1),
+    }
     md, js = report.write(result, args.out)
     print(report.render(result))
     print(f"written to {md} and {js} in {result['meta']['elapsed_s']:.0f} s")
     if disagreements:
-        print(f"bench: {disagreements} disagreement(s) between implementations (see the notes)",
-              file=sys.stderr)
+        print(
+            f"bench: {disagreements} disagreement(s) between implementations (see the notes)", file=sys.stderr
+        )
     return 1 if disagreements else 0
 
 

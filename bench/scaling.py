@@ -1,5 +1,6 @@
 """How training time grows: with the corpus (fixed vocab) and with the number of merges (fixed
 corpus). The reference should grow about linearly in both; HF is the yardstick."""
+
 from __future__ import annotations
 
 from bench.training import TrainingBench
@@ -17,8 +18,12 @@ def _pair(bench: TrainingBench, mb: float, vocab: int) -> dict:
     return row
 
 
-def run_scaling(bench: TrainingBench, *, sizes: list[float], vocab: int, merges_mb: float,
-                vocabs: list[int]) -> dict:
-    return {"vocab": vocab, "merges_mb": merges_mb,
-            "by_size": [_pair(bench, mb, vocab) for mb in sizes],
-            "by_merges": [_pair(bench, merges_mb, v) for v in vocabs]}
+def run_scaling(
+    bench: TrainingBench, *, sizes: list[float], vocab: int, merges_mb: float, vocabs: list[int]
+) -> dict:
+    return {
+        "vocab": vocab,
+        "merges_mb": merges_mb,
+        "by_size": [_pair(bench, mb, vocab) for mb in sizes],
+        "by_merges": [_pair(bench, merges_mb, v) for v in vocabs],
+    }

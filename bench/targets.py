@@ -3,42 +3,56 @@
 Each target says what it compares and where the figure came from; "met" is None when the run did
 not measure it (e.g. `--only encoding`, or a contender that is not installed).
 """
+
 from __future__ import annotations
 
 
 def _find(rows, **where):
-    return next((r for r in rows if all(r.get(k) == v for k, v in where.items())
-                 and r.get("status") == "ok"), None)
+    return next(
+        (r for r in rows if all(r.get(k) == v for k, v in where.items()) and r.get("status") == "ok"), None
+    )
 
 
 def _train_vs_hf(report: dict, mb: float, vocab: int) -> dict:
     target = f"training ≤ 2× HF tokenizers, {mb:g} MB, vocab {vocab:,}, 2 cores"
     rows = report.get("training", [])
     scale = report.get("scaling", {}).get("by_size", [])
-    ref, hf = _find(rows, contender="reference", corpus_mb=mb, vocab_size=vocab), \
-        _find(rows, contender="hf", corpus_mb=mb, vocab_size=vocab)
+    ref, hf = (
+        _find(rows, contender="reference", corpus_mb=mb, vocab_size=vocab),
+        _find(rows, contender="hf", corpus_mb=mb, vocab_size=vocab),
+    )
     if ref and hf:
         r = ref["seconds"] / hf["seconds"]
-        return {"target": target, "met": r <= 2,
-                "measured": f"{ref['seconds']:.2f} s vs {hf['seconds']:.2f} s = {r:.2f}×"}
+        return {
+            "target": target,
+            "met": r <= 2,
+            "measured": f"{ref['seconds']:.2f} s vs {hf['seconds']:.2f} s = {r:.2f}×",
+        }
     s = next((x for x in scale if x["corpus_mb"] == mb and x["vocab"] == vocab and "ratio" in x), None)
     if s:
-        return {"target": target, "met": s["ratio"] <= 2,
-                "measured": f"{s['reference_s']:.2f} s vs {s['hf_s']:.2f} s = {s['ratio']:.2f}×"}
+        return {
+            "target": target,
+            "met": s["ratio"] <= 2,
+            "measured": f"{s['reference_s']:.2f} s vs {s['hf_s']:.2f} s = {s['ratio']:.2f}×",
+        }
     return {"target": target, "met": None, "measured": "—"}
 
 
 def _memory(report: dict) -> dict:
     target = "training peak memory ≤ 5× corpus size (largest corpus measured, vocab 10K)"
-    refs = [r for r in report.get("training", []) if r["contender"] == "reference"
-            and r.get("status") == "ok"]
+    refs = [
+        r for r in report.get("training", []) if r["contender"] == "reference" and r.get("status") == "ok"
+    ]
     if not refs:
         return {"target": target, "met": None, "measured": "—"}
     big = max(refs, key=lambda r: (r["corpus_bytes"], r["vocab_size"]))
-    return {"target": target, "met": big["memory_x_corpus"] <= 5,
-            "measured": f"{big['corpus_mb']:g} MB: {big['memory_mb']:.0f} MB above the "
-                        f"interpreter = {big['memory_x_corpus']:.1f}× (largest process "
-                        f"{big['peak_rss_mb']:.0f} MB, tree {big['tree_peak_mb']:.0f} MB)"}
+    return {
+        "target": target,
+        "met": big["memory_x_corpus"] <= 5,
+        "measured": f"{big['corpus_mb']:g} MB: {big['memory_mb']:.0f} MB above the "
+        f"interpreter = {big['memory_x_corpus']:.1f}× (largest process "
+        f"{big['peak_rss_mb']:.0f} MB, tree {big['tree_peak_mb']:.0f} MB)",
+    }
 
 
 def _encoding(report: dict) -> list[dict]:
@@ -49,14 +63,24 @@ def _encoding(report: dict) -> list[dict]:
     t1 = "encoding ≤ 2× tiktoken's time, one thread, empty cache"
     if ref and tik:
         r = ref["seconds"] / tik["seconds"]
-        out.append({"target": t1, "met": r <= 2, "measured":
-                    f"{ref['mb_per_s']:.1f} vs {tik['mb_per_s']:.1f} MB/s = {r:.2f}× the time"})
+        out.append(
+            {
+                "target": t1,
+                "met": r <= 2,
+                "measured": f"{ref['mb_per_s']:.1f} vs {tik['mb_per_s']:.1f} MB/s = {r:.2f}× the time",
+            }
+        )
     else:
         out.append({"target": t1, "met": None, "measured": "—"})
     t2 = "encoding faster than HF tokenizers, one thread"
     if ref and hf:
-        out.append({"target": t2, "met": ref["mb_per_s"] > hf["mb_per_s"],
-                    "measured": f"{ref['mb_per_s']:.1f} vs {hf['mb_per_s']:.1f} MB/s"})
+        out.append(
+            {
+                "target": t2,
+                "met": ref["mb_per_s"] > hf["mb_per_s"],
+                "measured": f"{ref['mb_per_s']:.1f} vs {hf['mb_per_s']:.1f} MB/s",
+            }
+        )
     else:
         out.append({"target": t2, "met": None, "measured": "—"})
     return out
@@ -65,15 +89,29 @@ def _encoding(report: dict) -> list[dict]:
 def _grading(report: dict) -> list[dict]:
     g = report.get("grading", {})
     t1, t2 = "full grade of the reference < 60 s", "≥ 100 submissions/hour in batch"
-    out = [{"target": t1, "met": g["seconds"] < 60, "measured": f"{g['seconds']:.1f} s"}
-           if "seconds" in g else {"target": t1, "met": None, "measured": "—"}]
+    out = [
+        {"target": t1, "met": g["seconds"] < 60, "measured": f"{g['seconds']:.1f} s"}
+        if "seconds" in g
+        else {"target": t1, "met": None, "measured": "—"}
+    ]
     farm = g.get("farm", {})
-    out.append({"target": t2, "met": farm["per_hour"] >= 100,
-                "measured": f"{farm['per_hour']:.0f}/hour at --jobs {farm['jobs']}"}
-               if "per_hour" in farm else {"target": t2, "met": None, "measured": "—"})
+    out.append(
+        {
+            "target": t2,
+            "met": farm["per_hour"] >= 100,
+            "measured": f"{farm['per_hour']:.0f}/hour at --jobs {farm['jobs']}",
+        }
+        if "per_hour" in farm
+        else {"target": t2, "met": None, "measured": "—"}
+    )
     return out
 
 
 def evaluate(report: dict, *, big_mb: float) -> list[dict]:
-    return [_train_vs_hf(report, 5, 10_000), _train_vs_hf(report, big_mb, 10_000), _memory(report),
-            *_encoding(report), *_grading(report)]
+    return [
+        _train_vs_hf(report, 5, 10_000),
+        _train_vs_hf(report, big_mb, 10_000),
+        _memory(report),
+        *_encoding(report),
+        *_grading(report),
+    ]

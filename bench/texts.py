@@ -4,6 +4,7 @@
 corpus here is the same bytes on every machine. Files are cached in a `corpus/` folder next to the
 report (bench/results/corpus/ by default, ignored by git): the biggest take seconds to generate.
 """
+
 from __future__ import annotations
 
 import importlib.util

@@ -3,6 +3,7 @@
 Each (contender, corpus size, vocab size) is measured once per bench run and remembered, so the
 scaling series can reuse the rows of the main table instead of training the same thing twice.
 """
+
 from __future__ import annotations
 
 from bench import contenders, measure, texts
@@ -35,19 +36,31 @@ class TrainingBench:
                 if outcomes[c] and not outcomes[c][-1].ok:
                     continue  # failed or capped: once is enough
                 cap = self.naive_cap_s if c == "naive" else self.timeout_s
-                job = {"kind": "train", "contender": c, "input": str(path),
-                       "vocab_size": vocab_size, "specials": self.specials}
+                job = {
+                    "kind": "train",
+                    "contender": c,
+                    "input": str(path),
+                    "vocab_size": vocab_size,
+                    "specials": self.specials,
+                }
                 outcomes[c].append(measure.run_job(job, timeout_s=cap, env=TRAIN_ENV))
         for c in todo:
             self._rows[(c, megabytes, vocab_size)] = self._row(c, megabytes, vocab_size, outcomes[c])
         return [self._rows[(c, megabytes, vocab_size)] for c in who]
 
-    def _row(self, contender: str, megabytes: float, vocab_size: int,
-             outcomes: list[measure.Outcome]) -> dict:
+    def _row(
+        self, contender: str, megabytes: float, vocab_size: int, outcomes: list[measure.Outcome]
+    ) -> dict:
         path = texts.corpus_file(megabytes)
-        row = {"contender": contender, "label": contenders.LABEL[contender],
-               "corpus_mb": megabytes, "corpus_bytes": path.stat().st_size,
-               "vocab_size": vocab_size, "status": "ok", "note": ""}
+        row = {
+            "contender": contender,
+            "label": contenders.LABEL[contender],
+            "corpus_mb": megabytes,
+            "corpus_bytes": path.stat().st_size,
+            "vocab_size": vocab_size,
+            "status": "ok",
+            "note": "",
+        }
         why_not = contenders.missing(contender)
         if why_not:
             return {**row, "status": "skipped", "note": why_not}
@@ -56,18 +69,28 @@ class TrainingBench:
             last = outcomes[-1]
             cap = self.naive_cap_s if contender == "naive" else self.timeout_s
             status = "capped" if last.timed_out else "failed"
-            return {**row, "status": status, "note": last.error, "cap_s": cap,
-                    "peak_rss_mb": last.peak_rss_mb, "runs": 0}
+            return {
+                **row,
+                "status": status,
+                "note": last.error,
+                "cap_s": cap,
+                "peak_rss_mb": last.peak_rss_mb,
+                "runs": 0,
+            }
         result = good[-1].result
         seconds = [o.result["seconds"] for o in good]
         return {
-            **row, "runs": len(good), "seconds": measure.median(seconds), "all_seconds": seconds,
+            **row,
+            "runs": len(good),
+            "seconds": measure.median(seconds),
+            "all_seconds": seconds,
             "cpu_s": measure.median([o.cpu_s for o in good]),
             "peak_rss_mb": measure.median([o.peak_rss_mb for o in good]),
             "tree_peak_mb": measure.median([o.tree_peak_mb for o in good]),
             "baseline_rss_mb": measure.median([o.result["baseline_rss_mb"] for o in good]),
             "vocab_out": result["vocab_size"],
-            "_learned": result["learned"], "_merges": result.get("merges"),
+            "_learned": result["learned"],
+            "_merges": result.get("merges"),
         }
 
     def compare(self, row: dict) -> dict:
@@ -98,7 +121,6 @@ def agreement(row: dict, ref: dict) -> str:
     shared = len(set(row["_learned"]) & set(ref["_learned"]))
     text = f"{100 * shared / max(1, len(ref['_learned'])):.1f}% tokens shared"
     if mine is not None and theirs is not None:
-        first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b),
-                     min(len(mine), len(theirs)))
+        first = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
         text = f"merges equal up to #{first}; " + text
     return text

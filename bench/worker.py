@@ -3,6 +3,7 @@
 Usage: python bench/worker.py JOB_JSON RESULT_PATH. The job is timed here, around the call alone
 (interpreter start-up and imports excluded); the parent adds the kernel's peak-memory figures.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import contenders  # noqa: E402
+from bench import contenders
 
 
 def _status_mb(field: str) -> float:
@@ -44,13 +45,11 @@ def peak_rss_mb() -> float:
 def train_job(job: dict) -> dict:
     baseline = rss_mb()
     start = time.perf_counter()
-    vocab, merges = contenders.train(job["contender"], job["input"], job["vocab_size"],
-                                     job["specials"])
+    vocab, merges = contenders.train(job["contender"], job["input"], job["vocab_size"], job["specials"])
     seconds = time.perf_counter() - start
     specials = {s.encode("utf-8") for s in job["specials"]}
     learned = sorted(tok.hex() for tok in vocab.values() if tok not in specials and len(tok) > 1)
-    result = {"seconds": seconds, "baseline_rss_mb": baseline, "vocab_size": len(vocab),
-              "learned": learned}
+    result = {"seconds": seconds, "baseline_rss_mb": baseline, "vocab_size": len(vocab), "learned": learned}
     if merges is not None:
         result["merges"] = [[a.hex(), b.hex()] for a, b in merges]
     if job.get("save_dir"):

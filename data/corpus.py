@@ -19,6 +19,7 @@ API (paths are resolved relative to this file, never to the working directory):
     FILES                          name -> (kind, size, seed); SHA256 name -> pinned digest
 CLI: `python data/corpus.py` or `python -m data.corpus` generates all files, prints size and sha256.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -105,6 +106,7 @@ class Zipf:
 # Templates: "{slot}" is filled from the story; "{a:slot}" adds "a"/"an"; "{pl:slot}" pluralises.
 # Parsed once into (literal, modifier, slot) triples so filling is a simple loop.
 
+
 def _parse(template: str) -> list[tuple[str, str, str]]:
     parts, rest = [], template
     while "{" in rest:
@@ -120,8 +122,16 @@ def _zipf_templates(lines: str) -> Zipf:
     return Zipf([_parse(line) for line in lines.strip().split("\n")])
 
 
-_IRREGULAR = {"child": "children", "mouse": "mice", "fish": "fish", "sheep": "sheep",
-              "leaf": "leaves", "wolf": "wolves", "person": "people", "foot": "feet"}
+_IRREGULAR = {
+    "child": "children",
+    "mouse": "mice",
+    "fish": "fish",
+    "sheep": "sheep",
+    "leaf": "leaves",
+    "wolf": "wolves",
+    "person": "people",
+    "foot": "feet",
+}
 
 
 def _plural(word: str) -> str:
@@ -145,46 +155,158 @@ def _words(text: str) -> Zipf:
 # --------------------------------------------------------------------------------------------
 # English vocabulary, most common first in every list.
 
-EN_HE = ("Tim Ben Max Sam Tom Jack Leo Bob Joe Finn Jake Dan Luke Noah Eli Oscar Hugo Theo Milo "
-         "José André Noël Björn Søren Raúl Zoltán Jürgen Ahmed Kenji").split()
-EN_SHE = ("Lily Sue Mia Anna Lucy Emma Sara Amy Kate Ella Rose Jane Molly Ruby Ivy Nora Lena Maya "
-          "Zoë Chloé Renée Amélie Inés Léa Maëlle Sofía Ingrid Priya Aiko").split()
+EN_HE = [
+    "Tim",
+    "Ben",
+    "Max",
+    "Sam",
+    "Tom",
+    "Jack",
+    "Leo",
+    "Bob",
+    "Joe",
+    "Finn",
+    "Jake",
+    "Dan",
+    "Luke",
+    "Noah",
+    "Eli",
+    "Oscar",
+    "Hugo",
+    "Theo",
+    "Milo",
+    "José",
+    "André",
+    "Noël",
+    "Björn",
+    "Søren",
+    "Raúl",
+    "Zoltán",
+    "Jürgen",
+    "Ahmed",
+    "Kenji",
+]
+EN_SHE = [
+    "Lily",
+    "Sue",
+    "Mia",
+    "Anna",
+    "Lucy",
+    "Emma",
+    "Sara",
+    "Amy",
+    "Kate",
+    "Ella",
+    "Rose",
+    "Jane",
+    "Molly",
+    "Ruby",
+    "Ivy",
+    "Nora",
+    "Lena",
+    "Maya",
+    "Zoë",
+    "Chloé",
+    "Renée",
+    "Amélie",
+    "Inés",
+    "Léa",
+    "Maëlle",
+    "Sofía",
+    "Ingrid",
+    "Priya",
+    "Aiko",
+]
 EN_KIDS = {"he": ["boy", "little boy", "kid"], "she": ["girl", "little girl", "kid"]}
-EN_ANIMALS = _words("dog cat bunny bird bear fox duck frog mouse puppy kitten owl lion pig cow "
-                    "horse monkey turtle fish squirrel elephant tiger deer sheep wolf bee "
-                    "butterfly dragon unicorn penguin giraffe otter hedgehog")
-EN_ADJ = _words("little big happy small kind nice good old red pretty funny shiny brave silly "
-                "tiny sad soft new blue green friendly tall yellow curious fast gentle quiet "
-                "strong smart huge angry sleepy hungry warm cold clever lazy bright dark wet "
-                "fluffy colorful noisy busy careful lucky special proud strange wild purple "
-                "orange golden wooden magic beautiful scary clean dirty heavy")
-EN_NOUN = _words("ball toy box tree car book hat cake flower kite house boat apple rock stick "
-                 "doll cookie blanket shell star cup bike train balloon drum picture bag key "
-                 "leaf nest map coin sock shoe ring crayon puzzle candy basket bell rope lamp "
-                 "pillow spoon clock robot feather sandwich jar umbrella wagon mirror bucket "
-                 "treasure letter whistle")
-EN_PLACE = _words("park garden house forest school yard beach river pond kitchen room farm "
-                  "hill lake street store town field zoo playground woods library cave sea "
-                  "castle meadow bakery island village mountain barn jungle market")
+EN_ANIMALS = _words(
+    "dog cat bunny bird bear fox duck frog mouse puppy kitten owl lion pig cow "
+    "horse monkey turtle fish squirrel elephant tiger deer sheep wolf bee "
+    "butterfly dragon unicorn penguin giraffe otter hedgehog"
+)
+EN_ADJ = _words(
+    "little big happy small kind nice good old red pretty funny shiny brave silly "
+    "tiny sad soft new blue green friendly tall yellow curious fast gentle quiet "
+    "strong smart huge angry sleepy hungry warm cold clever lazy bright dark wet "
+    "fluffy colorful noisy busy careful lucky special proud strange wild purple "
+    "orange golden wooden magic beautiful scary clean dirty heavy"
+)
+EN_NOUN = _words(
+    "ball toy box tree car book hat cake flower kite house boat apple rock stick "
+    "doll cookie blanket shell star cup bike train balloon drum picture bag key "
+    "leaf nest map coin sock shoe ring crayon puzzle candy basket bell rope lamp "
+    "pillow spoon clock robot feather sandwich jar umbrella wagon mirror bucket "
+    "treasure letter whistle"
+)
+EN_PLACE = _words(
+    "park garden house forest school yard beach river pond kitchen room farm "
+    "hill lake street store town field zoo playground woods library cave sea "
+    "castle meadow bakery island village mountain barn jungle market"
+)
 EN_FAMILY = _words("mom dad mommy daddy sister brother grandma grandpa teacher aunt uncle")
-EN_FEEL = _words("happy sad excited scared surprised proud sorry angry tired glad worried "
-                 "curious lonely shy brave calm")
-EN_DO = _words("play run jump swim dance sing read draw climb hide share help bake explore "
-               "paint fly build laugh rest")
-EN_DID = _words("played ran jumped walked looked smiled laughed danced sang waited hid "
-                "climbed shouted whispered hopped cried giggled slept")
-EN_TOOK = Zipf(["found", "saw", "took", "picked up", "lost", "wanted", "held", "carried",
-               "dropped", "shared", "fixed", "opened", "hugged", "chased", "kicked", "threw",
-               "painted", "washed"])
+EN_FEEL = _words(
+    "happy sad excited scared surprised proud sorry angry tired glad worried curious lonely shy brave calm"
+)
+EN_DO = _words(
+    "play run jump swim dance sing read draw climb hide share help bake explore paint fly build laugh rest"
+)
+EN_DID = _words(
+    "played ran jumped walked looked smiled laughed danced sang waited hid "
+    "climbed shouted whispered hopped cried giggled slept"
+)
+EN_TOOK = Zipf(
+    [
+        "found",
+        "saw",
+        "took",
+        "picked up",
+        "lost",
+        "wanted",
+        "held",
+        "carried",
+        "dropped",
+        "shared",
+        "fixed",
+        "opened",
+        "hugged",
+        "chased",
+        "kicked",
+        "threw",
+        "painted",
+        "washed",
+    ]
+)
 EN_WEATHER = _words("sunny rainy windy cold warm snowy cloudy hot foggy")
-EN_TIME = Zipf(["One day", "Then", "Later", "The next day", "Soon", "That night", "Suddenly",
-                "After lunch", "In the morning", "Every day", "After a while", "At last"])
+EN_TIME = Zipf(
+    [
+        "One day",
+        "Then",
+        "Later",
+        "The next day",
+        "Soon",
+        "That night",
+        "Suddenly",
+        "After lunch",
+        "In the morning",
+        "Every day",
+        "After a while",
+        "At last",
+    ]
+)
 EN_NUMW = _words("two three four five six seven ten many some a_few")
-EN_MORAL = Zipf(["sharing is caring", "it is good to help others", "being kind is important",
-                 "friends make everything better", "it's okay to ask for help",
-                 "you should always tell the truth", "trying again is brave",
-                 "it is fun to try new things", "listening is a gift",
-                 "every small act of kindness counts"])
+EN_MORAL = Zipf(
+    [
+        "sharing is caring",
+        "it is good to help others",
+        "being kind is important",
+        "friends make everything better",
+        "it's okay to ask for help",
+        "you should always tell the truth",
+        "trying again is brave",
+        "it is fun to try new things",
+        "listening is a gift",
+        "every small act of kindness counts",
+    ]
+)
 EN_EMOJI = _words("🌟 😊 🐶 🎈 🍎 🌈 ❤️ 🐱 🌻 🚀 🍰 🐸")
 EN_MEAL = _words("dinner lunch breakfast a snack cake soup")
 
@@ -282,16 +404,47 @@ That night, {H} dreamed about the {X}. {emoji}
 # --------------------------------------------------------------------------------------------
 # Chinese vocabulary.
 
-ZH_NAMES = ("小明 小红 乐乐 豆豆 小兰 小华 丁丁 妞妞 阿福 小雨 大山 小美 明明 天天 "
-            "小军 欢欢 小芳 亮亮 小龙 果果 毛毛 小强 甜甜 东东").split()
-ZH_ANIMAL = _words("小猫 小狗 小兔子 小鸟 小熊 小鸭子 小猴子 大象 老虎 乌龟 小鱼 小羊 "
-                   "小猪 狐狸 松鼠 青蛙 蝴蝶 小马 熊猫 企鹅 小老鼠 长颈鹿")
-ZH_ADJ = _words("可爱的 聪明的 快乐的 勇敢的 小小的 漂亮的 善良的 调皮的 胖胖的 "
-                "害羞的 大大的 好奇的 安静的 友好的 懒懒的 神奇的")
-ZH_THING = _words("球 风筝 气球 苹果 书 花 帽子 玩具 蛋糕 石头 小船 铅笔 糖果 "
-                  "娃娃 积木 铃铛 星星 贝壳 雨伞 篮子 钥匙 图画 信 桃子 西瓜")
-ZH_PLACE = _words("公园 森林 河边 学校 花园 山上 家里 海边 村子 草地 湖边 动物园 "
-                  "小路 果园 商店 图书馆 厨房 田野 城里 山洞")
+ZH_NAMES = [
+    "小明",
+    "小红",
+    "乐乐",
+    "豆豆",
+    "小兰",
+    "小华",
+    "丁丁",
+    "妞妞",
+    "阿福",
+    "小雨",
+    "大山",
+    "小美",
+    "明明",
+    "天天",
+    "小军",
+    "欢欢",
+    "小芳",
+    "亮亮",
+    "小龙",
+    "果果",
+    "毛毛",
+    "小强",
+    "甜甜",
+    "东东",
+]
+ZH_ANIMAL = _words(
+    "小猫 小狗 小兔子 小鸟 小熊 小鸭子 小猴子 大象 老虎 乌龟 小鱼 小羊 "
+    "小猪 狐狸 松鼠 青蛙 蝴蝶 小马 熊猫 企鹅 小老鼠 长颈鹿"
+)
+ZH_ADJ = _words(
+    "可爱的 聪明的 快乐的 勇敢的 小小的 漂亮的 善良的 调皮的 胖胖的 "
+    "害羞的 大大的 好奇的 安静的 友好的 懒懒的 神奇的"
+)
+ZH_THING = _words(
+    "球 风筝 气球 苹果 书 花 帽子 玩具 蛋糕 石头 小船 铅笔 糖果 "
+    "娃娃 积木 铃铛 星星 贝壳 雨伞 篮子 钥匙 图画 信 桃子 西瓜"
+)
+ZH_PLACE = _words(
+    "公园 森林 河边 学校 花园 山上 家里 海边 村子 草地 湖边 动物园 小路 果园 商店 图书馆 厨房 田野 城里 山洞"
+)
 ZH_FAMILY = _words("妈妈 爸爸 奶奶 爷爷 姐姐 哥哥 老师 弟弟 妹妹 外婆")
 ZH_FEEL = _words("高兴 开心 难过 害怕 惊讶 着急 生气 伤心 兴奋 满意 紧张 骄傲")
 ZH_DO = _words("玩 跑步 唱歌 跳舞 画画 看书 游泳 爬山 捉迷藏 踢球 放风筝 做游戏")
@@ -299,8 +452,16 @@ ZH_NUM = _words("两 三 四 五 六 七 八 九 十 许多")
 ZH_WEATHER = _words("阳光很好 下着小雨 刮着大风 下雪了 天气很热 天很冷 有点阴")
 ZH_TIME = _words("有一天 后来 第二天 那天晚上 忽然 过了一会儿 早上 下午 不久")
 ZH_BOOK = _words("小王子 西游记 安徒生童话 十万个为什么 三只小猪 小红帽")
-ZH_MORAL = Zipf(["朋友之间要互相帮助", "做错了事要说对不起", "分享会带来快乐",
-                 "只要努力就能成功", "要爱护小动物", "说话要诚实"])
+ZH_MORAL = Zipf(
+    [
+        "朋友之间要互相帮助",
+        "做错了事要说对不起",
+        "分享会带来快乐",
+        "只要努力就能成功",
+        "要爱护小动物",
+        "说话要诚实",
+    ]
+)
 
 ZH_SAY = _zipf_templates("""
 我们一起去{place}玩吧！
@@ -401,7 +562,7 @@ def _paragraphs(rng: SplitMix64, sentences: list[str], joiner: str) -> str:
     lines, i = [], 0
     while i < len(sentences):
         take = 2 + rng.below(4)
-        lines.append(joiner.join(sentences[i:i + take]))
+        lines.append(joiner.join(sentences[i : i + take]))
         i += take
     out = lines[0]
     for line in lines[1:]:
@@ -418,12 +579,29 @@ def _english_story(rng: SplitMix64) -> str:
     animal_hero = rng.chance(400)
     kind = EN_ANIMALS.draw(rng) if animal_hero else rng.pick(EN_KIDS[pronoun])
     slots = {
-        "H": hero, "F": friend, "kind": kind, "X": EN_NOUN.draw(rng), "P": EN_PLACE.draw(rng),
-        "He": pronoun.capitalize(), "he": pronoun, "his": "his" if pronoun == "he" else "her",
-        "him": "him" if pronoun == "he" else "her", "age": str(3 + rng.below(7)),
-        "adj": EN_ADJ, "noun": EN_NOUN, "place": EN_PLACE, "animal": EN_ANIMALS,
-        "family": EN_FAMILY, "feel": EN_FEEL, "do": EN_DO, "did": EN_DID, "took": EN_TOOK,
-        "weather": EN_WEATHER, "time": EN_TIME, "moral": EN_MORAL, "meal": EN_MEAL,
+        "H": hero,
+        "F": friend,
+        "kind": kind,
+        "X": EN_NOUN.draw(rng),
+        "P": EN_PLACE.draw(rng),
+        "He": pronoun.capitalize(),
+        "he": pronoun,
+        "his": "his" if pronoun == "he" else "her",
+        "him": "him" if pronoun == "he" else "her",
+        "age": str(3 + rng.below(7)),
+        "adj": EN_ADJ,
+        "noun": EN_NOUN,
+        "place": EN_PLACE,
+        "animal": EN_ANIMALS,
+        "family": EN_FAMILY,
+        "feel": EN_FEEL,
+        "do": EN_DO,
+        "did": EN_DID,
+        "took": EN_TOOK,
+        "weather": EN_WEATHER,
+        "time": EN_TIME,
+        "moral": EN_MORAL,
+        "meal": EN_MEAL,
         "numw": lambda: EN_NUMW.draw(rng).replace("_", " "),
         "n": lambda: str(2 + rng.below(98) if rng.chance(900) else 100 + rng.below(1900)),
         "clock": lambda: f"{1 + rng.below(12)}:{rng.pick(('00', '15', '30', '45'))}",
@@ -444,10 +622,22 @@ def _chinese_story(rng: SplitMix64) -> str:
     if friend == hero:
         friend = "小明" if hero != "小明" else "小红"
     slots = {
-        "H": hero, "F": friend, "X": ZH_THING.draw(rng), "P": ZH_PLACE.draw(rng),
-        "adj": ZH_ADJ, "animal": ZH_ANIMAL, "thing": ZH_THING, "place": ZH_PLACE,
-        "family": ZH_FAMILY, "feel": ZH_FEEL, "do": ZH_DO, "num": ZH_NUM, "weather": ZH_WEATHER,
-        "time": ZH_TIME, "book": ZH_BOOK, "moral": ZH_MORAL,
+        "H": hero,
+        "F": friend,
+        "X": ZH_THING.draw(rng),
+        "P": ZH_PLACE.draw(rng),
+        "adj": ZH_ADJ,
+        "animal": ZH_ANIMAL,
+        "thing": ZH_THING,
+        "place": ZH_PLACE,
+        "family": ZH_FAMILY,
+        "feel": ZH_FEEL,
+        "do": ZH_DO,
+        "num": ZH_NUM,
+        "weather": ZH_WEATHER,
+        "time": ZH_TIME,
+        "book": ZH_BOOK,
+        "moral": ZH_MORAL,
         "n": lambda: str(2 + rng.below(18)),
     }
     slots["say"] = lambda: _fill(ZH_SAY.draw(rng), slots, rng)
@@ -489,6 +679,7 @@ def generate_text(kind: str, n_bytes: int, seed: int) -> str:
 # --------------------------------------------------------------------------------------------
 # Files on disk.
 
+
 def _canonical(name: str) -> str:
     key = name if name.endswith(".txt") else name + ".txt"
     if key not in FILES:
@@ -521,8 +712,10 @@ def ensure(name: str) -> Path:
     data = generate_text(kind, size, seed).encode("utf-8")
     digest = hashlib.sha256(data).hexdigest()
     if pinned and digest != pinned:
-        raise RuntimeError(f"data/corpus.py generated {key} with sha256 {digest}, expected "
-                           f"{pinned}: the generator changed; update SHA256 deliberately")
+        raise RuntimeError(
+            f"data/corpus.py generated {key} with sha256 {digest}, expected "
+            f"{pinned}: the generator changed; update SHA256 deliberately"
+        )
     CORPUS_DIR.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{key}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
@@ -547,8 +740,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except OSError as error:  # read-only checkout, disk full...
-        print(f"error: could not write {error.filename or CORPUS_DIR}: {error.strerror or error}",
-              file=sys.stderr)
+        print(
+            f"error: could not write {error.filename or CORPUS_DIR}: {error.strerror or error}",
+            file=sys.stderr,
+        )
         return 1
     for p in paths:
         print(f"{p.stat().st_size:>10,} bytes  sha256 {_sha256(p)}  {p.relative_to(DATA_DIR.parent)}")

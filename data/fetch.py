@@ -16,6 +16,7 @@ built for slow, flaky connections and multi-gigabyte files:
 
 Usage: python data/fetch.py [--only NAME ...] [--dest DIR] [--base-url URL]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,6 +81,7 @@ class Interrupted(Exception):
 # --------------------------------------------------------------------------------------------
 # Progress: one redrawn line on a terminal, a plain line every 10% otherwise (logs, CI).
 
+
 def _duration(seconds: float) -> str:
     seconds = int(seconds)
     if seconds >= 3600:
@@ -141,6 +143,7 @@ class Progress:
 # --------------------------------------------------------------------------------------------
 # HTTP.
 
+
 class _RecordRedirects(urllib.request.HTTPRedirectHandler):
     """Keeps the headers of redirect responses: Hugging Face puts X-Linked-Etag (the sha256)
     on its 302 to the CDN, and urllib would otherwise only show us the CDN's headers."""
@@ -170,8 +173,9 @@ def _host(url: str) -> str:
 
 def _open(url: str, offset: int):
     """GET url from byte `offset`; returns (response or None if 416, headers of every hop)."""
-    request = urllib.request.Request(url, headers={"User-Agent": "bpe-kit-fetch/1",
-                                                   "Accept-Encoding": "identity"})
+    request = urllib.request.Request(
+        url, headers={"User-Agent": "bpe-kit-fetch/1", "Accept-Encoding": "identity"}
+    )
     if offset:
         request.add_header("Range", f"bytes={offset}-")
     redirects = _RecordRedirects()
@@ -183,8 +187,9 @@ def _open(url: str, offset: int):
         raise FetchError(f"{url}: HTTP {error.code} {error.reason}") from None
     except (urllib.error.URLError, OSError) as error:
         reason = getattr(error, "reason", error)
-        raise FetchError(f"could not reach {_host(url)}: {reason}; "
-                         "the kit works without these files") from None
+        raise FetchError(
+            f"could not reach {_host(url)}: {reason}; the kit works without these files"
+        ) from None
     return response, redirects.headers + [response.headers]
 
 
@@ -233,8 +238,16 @@ def _transfer(url: str, part: Path, progress: Progress) -> tuple[str, int, list]
     return hasher.hexdigest(), done, headers
 
 
-def download(url: str, part: Path, pinned: str | None = None, *, attempts: int = 4,
-             pause: float = 2.0, stream=None, tty: bool | None = None) -> dict:
+def download(
+    url: str,
+    part: Path,
+    pinned: str | None = None,
+    *,
+    attempts: int = 4,
+    pause: float = 2.0,
+    stream=None,
+    tty: bool | None = None,
+) -> dict:
     """Download url into `part` (resuming it), verify it, return {"sha256", "bytes", "verified_by"}.
 
     A dropped connection is retried `attempts` times, each resuming where the last one stopped.
@@ -248,8 +261,9 @@ def download(url: str, part: Path, pinned: str | None = None, *, attempts: int =
             break
         except Interrupted as error:
             if attempt == attempts:
-                raise FetchError(f"{url}: download interrupted ({error}) {attempts} times; "
-                                 "run again to resume") from None
+                raise FetchError(
+                    f"{url}: download interrupted ({error}) {attempts} times; run again to resume"
+                ) from None
             if progress.tty:  # end the redrawn progress line first
                 progress.stream.write("\n")
             print(f"{progress.label}: interrupted ({error}); resuming", file=progress.stream)
@@ -258,17 +272,21 @@ def download(url: str, part: Path, pinned: str | None = None, *, attempts: int =
     source = "pinned" if pinned else "etag" if expected else "unverified"
     if expected and digest != expected:
         part.unlink()
-        raise FetchError(f"{url}: sha256 {digest} does not match the expected {expected} "
-                         f"({'pinned in data/fetch.py' if pinned else 'from the server'}); "
-                         f"deleted {part}, run again to download it afresh")
+        raise FetchError(
+            f"{url}: sha256 {digest} does not match the expected {expected} "
+            f"({'pinned in data/fetch.py' if pinned else 'from the server'}); "
+            f"deleted {part}, run again to download it afresh"
+        )
     if not expected:
-        print(f"{progress.label}: no checksum to compare with (recorded sha256 {digest})",
-              file=progress.stream)
+        print(
+            f"{progress.label}: no checksum to compare with (recorded sha256 {digest})", file=progress.stream
+        )
     return {"sha256": digest, "bytes": size, "verified_by": source}
 
 
 # --------------------------------------------------------------------------------------------
 # Datasets on disk.
+
 
 def _load_manifest(dest: Path) -> dict:
     try:
@@ -293,8 +311,7 @@ def _gunzip(source: Path, target: Path, stream=None, tty: bool | None = None) ->
     progress.start(0, source.stat().st_size)
     size = 0
     try:
-        with open(source, "rb") as raw, gzip.GzipFile(fileobj=raw) as unzipped, \
-                open(partial, "wb") as out:
+        with open(source, "rb") as raw, gzip.GzipFile(fileobj=raw) as unzipped, open(partial, "wb") as out:
             while block := unzipped.read(CHUNK):
                 out.write(block)
                 size += len(block)
@@ -307,22 +324,31 @@ def _gunzip(source: Path, target: Path, stream=None, tty: bool | None = None) ->
     return size
 
 
-def fetch(dataset: Dataset, dest: Path = DEFAULT_DEST, base_url: str = DEFAULT_BASE_URL, *,
-          attempts: int = 4, pause: float = 2.0, stream=None, tty: bool | None = None) -> Path:
+def fetch(
+    dataset: Dataset,
+    dest: Path = DEFAULT_DEST,
+    base_url: str = DEFAULT_BASE_URL,
+    *,
+    attempts: int = 4,
+    pause: float = 2.0,
+    stream=None,
+    tty: bool | None = None,
+) -> Path:
     """Make sure dest/<dataset.output> exists and was verified; return its path."""
     dest.mkdir(parents=True, exist_ok=True)
     manifest = _load_manifest(dest)
     output = dest / dataset.output
     entry = manifest.get(dataset.name)
     if entry and output.is_file() and output.stat().st_size == entry.get("output_bytes"):
-        print(f"{output.name}: already downloaded ({entry['verified_by']} sha256 "
-              f"{entry['sha256'][:12]}…)", file=sys.stderr if stream is None else stream)
+        print(
+            f"{output.name}: already downloaded ({entry['verified_by']} sha256 {entry['sha256'][:12]}…)",
+            file=sys.stderr if stream is None else stream,
+        )
         return output
     url = base_url.rstrip("/") + "/" + dataset.remote
     downloaded = dest / dataset.filename
     part = dest / (dataset.filename + ".part")
-    record = download(url, part, dataset.sha256, attempts=attempts, pause=pause,
-                      stream=stream, tty=tty)
+    record = download(url, part, dataset.sha256, attempts=attempts, pause=pause, stream=stream, tty=tty)
     os.replace(part, downloaded)
     record.update(url=url, file=dataset.filename, output=dataset.output)
     if downloaded != output:
@@ -336,10 +362,17 @@ def fetch(dataset: Dataset, dest: Path = DEFAULT_DEST, base_url: str = DEFAULT_B
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Download TinyStories V2 and an OpenWebText "
-                                     "sample (optional: the kit works without them).")
-    parser.add_argument("--only", action="append", choices=list(BY_NAME), metavar="NAME",
-                        help=f"fetch only this dataset (repeatable): {', '.join(BY_NAME)}")
+    parser = argparse.ArgumentParser(
+        description="Download TinyStories V2 and an OpenWebText "
+        "sample (optional: the kit works without them)."
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=list(BY_NAME),
+        metavar="NAME",
+        help=f"fetch only this dataset (repeatable): {', '.join(BY_NAME)}",
+    )
     parser.add_argument("--dest", type=Path, default=DEFAULT_DEST, help="download directory")
     parser.add_argument("--base-url", default=DEFAULT_BASE_URL, help="a mirror of the datasets")
     args = parser.parse_args(argv)
@@ -352,8 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         print(error, file=sys.stderr)
         return 1
     except OSError as error:  # disk full, permission denied...
-        print(f"could not write {error.filename or args.dest}: {error.strerror or error}",
-              file=sys.stderr)
+        print(f"could not write {error.filename or args.dest}: {error.strerror or error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("\ninterrupted: run the same command again to resume", file=sys.stderr)

@@ -1,4 +1,5 @@
 """`python -m grader ...`: see grader/cli.py."""
+
 import sys
 
 from .cli import main

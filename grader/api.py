@@ -13,6 +13,7 @@ Stable interface (the batch tools build on it):
   submission, no bpe/ package, unusable rubric, graded suite broken, `timeout_total` exceeded.
   A submission that crashes, hangs or misbehaves is NOT an error: it is graded (and loses points).
 """
+
 from __future__ import annotations
 
 import time
@@ -21,7 +22,8 @@ from pathlib import Path
 
 from . import report, rubric, runner, submission
 from .rubric import RubricError
-from .sandbox import Options, SubmissionError, isolation_level as sandbox_isolation
+from .sandbox import Options, SubmissionError
+from .sandbox import isolation_level as sandbox_isolation
 from .scoring import Scored, score
 
 DEFAULT_RUBRIC = Path(__file__).resolve().parent / "rubric.toml"
@@ -45,40 +47,67 @@ def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
     return sandbox_isolation(options.namespaces, options.unprivileged)
 
 
-def run(submission_path: Path, *, tests: str | None = None, timeout_total: float | None = None,
-        tests_dir: Path | None = None, rubric_path: Path | None = None, inprocess: bool = False,
-        allow_unlisted: bool = False, hide: tuple[Path, ...] = (),
-        isolation: str = "auto") -> Grading:
+def run(
+    submission_path: Path,
+    *,
+    tests: str | None = None,
+    timeout_total: float | None = None,
+    tests_dir: Path | None = None,
+    rubric_path: Path | None = None,
+    inprocess: bool = False,
+    allow_unlisted: bool = False,
+    hide: tuple[Path, ...] = (),
+    isolation: str = "auto",
+) -> Grading:
     """Grade without writing anything (the CLI's `--inprocess` stops here)."""
     started = time.monotonic()
     try:
         entries = rubric.load(rubric_path or DEFAULT_RUBRIC)
         with submission.opened(Path(submission_path)) as parent:
-            records = runner.run_suite(parent, tests_dir=tests_dir or runner.DEFAULT_TESTS_DIR,
-                                       pattern=tests, inprocess=inprocess, timeout_total=timeout_total,
-                                       hide=hide, isolation=isolation)
+            records = runner.run_suite(
+                parent,
+                tests_dir=tests_dir or runner.DEFAULT_TESTS_DIR,
+                pattern=tests,
+                inprocess=inprocess,
+                timeout_total=timeout_total,
+                hide=hide,
+                isolation=isolation,
+            )
         scored = score(entries, records, partial_run=bool(tests), allow_unlisted=allow_unlisted)
         if tests and not scored:
             raise GraderError(f"--tests {tests!r} selects none of the graded tests")
     except (SubmissionError, RubricError, runner.SuiteError) as e:
         raise GraderError(str(e)) from None
     elapsed = time.monotonic() - started
-    results = report.results_json(scored, execution_time=elapsed,
-                                  isolation=isolation_level(inprocess, isolation))
+    results = report.results_json(
+        scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation)
+    )
     return Grading(results, scored)
 
 
-def grade(submission: Path, out_dir: Path, *, tests: str | None = None,
-          timeout_total: float | None = None, tests_dir: Path | None = None,
-          rubric: Path | None = None) -> dict:
+def grade(
+    submission: Path,
+    out_dir: Path,
+    *,
+    tests: str | None = None,
+    timeout_total: float | None = None,
+    tests_dir: Path | None = None,
+    rubric: Path | None = None,
+) -> dict:
     """Grade one submission into out_dir (see module docstring); returns the results.json dict."""
     out_dir = Path(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise GraderError(f"{out_dir}: cannot create the report folder ({e.strerror or e})") from None
-    grading = run(submission, tests=tests, timeout_total=timeout_total, tests_dir=tests_dir,
-                  rubric_path=rubric, hide=(out_dir.resolve(),))
+    grading = run(
+        submission,
+        tests=tests,
+        timeout_total=timeout_total,
+        tests_dir=tests_dir,
+        rubric_path=rubric,
+        hide=(out_dir.resolve(),),
+    )
     write(grading, Path(out_dir))
     return grading.results
 
@@ -90,4 +119,6 @@ def write(grading: Grading, out_dir: Path) -> None:
         report.write_results(grading.results, out_dir)
         report.write_junit(grading.scored, out_dir, execution_time=grading.results["execution_time"])
     except (OSError, ValueError) as e:
-        raise GraderError(f"{out_dir}: cannot write the reports ({getattr(e, 'strerror', None) or e})") from None
+        raise GraderError(
+            f"{out_dir}: cannot write the reports ({getattr(e, 'strerror', None) or e})"
+        ) from None

@@ -15,9 +15,11 @@ without a pre-token cache meets it with about 3x to spare.
 Times are CPU seconds of the worker (children included), which a busy machine disturbs far less
 than wall time.
 """
+
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import time
 from dataclasses import dataclass
@@ -109,7 +111,7 @@ def yardstick_workload(text: str, rounds: int = YARDSTICK_ROUNDS) -> int:
     for _ in range(rounds):
         tally: dict[tuple[int, int], int] = {}
         for word, n in words.items():
-            for left, right in zip(word, word[1:]):
+            for left, right in itertools.pairwise(word):
                 tally[left, right] = tally.get((left, right), 0) + n
         checksum += len(tally)
     return checksum
@@ -165,17 +167,21 @@ def budgets(scratch: Path) -> dict[str, Budget]:
             measured = None
     if measured is not None:
         for gate, seconds in measured.items():
-            _cache[gate] = Budget(FACTORS[gate] * seconds,
-                                  f"{FACTORS[gate]:g} x the reference solution's {seconds:.2f} s, "
-                                  f"measured on this machine just now")
+            _cache[gate] = Budget(
+                FACTORS[gate] * seconds,
+                f"{FACTORS[gate]:g} x the reference solution's {seconds:.2f} s, "
+                f"measured on this machine just now",
+            )
     else:
         ratios = load_ratios()
         yard = yardstick_seconds()
         for gate in FACTORS:
             seconds = yard * ratios[gate]
-            _cache[gate] = Budget(FACTORS[gate] * seconds,
-                                  f"{FACTORS[gate]:g} x the reference solution's estimated {seconds:.2f} s "
-                                  f"on this machine (from a {yard:.2f} s yardstick run just now)")
+            _cache[gate] = Budget(
+                FACTORS[gate] * seconds,
+                f"{FACTORS[gate]:g} x the reference solution's estimated {seconds:.2f} s "
+                f"on this machine (from a {yard:.2f} s yardstick run just now)",
+            )
     return dict(_cache)
 
 
@@ -191,10 +197,18 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         measured = measure_reference(write_training_corpus(Path(tmp)), generated(ENCODE_TEXT), repeat=3)
     yard = yardstick_seconds(repeat=5)
-    data = {gate: {"reference_cpu_s": round(seconds, 4), "yardstick_cpu_s": round(yard, 4),
-                   "reference_over_yardstick": round(seconds / yard, 4)} for gate, seconds in measured.items()}
-    data["note"] = ("Written by `python -m grader.fixtures` (grader/calibration.py); machine dependent, "
-                    "so not part of the byte-identical fixtures.")
+    data = {
+        gate: {
+            "reference_cpu_s": round(seconds, 4),
+            "yardstick_cpu_s": round(yard, 4),
+            "reference_over_yardstick": round(seconds / yard, 4),
+        }
+        for gate, seconds in measured.items()
+    }
+    data["note"] = (
+        "Written by `python -m grader.fixtures` (grader/calibration.py); machine dependent, "
+        "so not part of the byte-identical fixtures."
+    )
     out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return data["train"]["reference_over_yardstick"]
 

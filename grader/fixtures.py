@@ -19,6 +19,7 @@ Layout (see grader/feedback/golden.py for the file formats):
     data/fixtures/calibration.json                   speed ratios, written by grader.calibration when
                                                      missing or with --calibrate (machine dependent)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,33 +55,45 @@ def _generated(kind: str, n_bytes: int, seed: int) -> str:
 
 PUBLIC_CORPORA = {
     # Repeated-pair words ("aaaa": merge non-overlapping, left to right), contractions, a story.
-    "tiny_words.txt": lambda: _lines(
-        "low low low low low lower lower widest widest widest newest newest newest newest",
-        "aaaa aaaa aaa aaaaa abab abab ababab baba bababa",
-        "the cat sat on the mat. the dog ate the hat. they're here, we'll see, I've won, it's done, don't",
-        "She said: \"Look at the moon!\" -- and the moon looked back.",
-        times=3) + _lines("low lowest lower; new newer newest", "aaaaaaaa abababab"),
+    "tiny_words.txt": lambda: (
+        _lines(
+            "low low low low low lower lower widest widest widest newest newest newest newest",
+            "aaaa aaaa aaa aaaaa abab abab ababab baba bababa",
+            "the cat sat on the mat. the dog ate the hat. they're here, we'll see, I've won, it's done, don't",
+            'She said: "Look at the moon!" -- and the moon looked back.',
+            times=3,
+        )
+        + _lines("low lowest lower; new newer newest", "aaaaaaaa abababab")
+    ),
     # Text glued to the special token on both sides: merges must not cross it.
-    "specials.txt": lambda: "".join(
-        f"once upon a time{EOT}there was a cat{EOT}cat{EOT}at the end.{EOT}\n{EOT}the cat sat{EOT}sat down\n"
-        for _ in range(4)) + f"{EOT}{EOT}the end",
+    "specials.txt": lambda: (
+        "".join(
+            f"once upon a time{EOT}there was a cat{EOT}cat{EOT}at the end.{EOT}\n{EOT}the cat sat{EOT}sat down\n"
+            for _ in range(4)
+        )
+        + f"{EOT}{EOT}the end"
+    ),
     # One special token is a prefix of another: the longest match wins.
     "overlap.txt": lambda: "".join(
         f"hi{EOT}{EOT}there{EOT}names <|user|>name: Ann<|user|>names <|user|> nameless{EOT}{EOT}{EOT}\n"
-        for _ in range(5)),
+        for _ in range(5)
+    ),
     # Special tokens full of regex metacharacters: split on them literally.
     "metachar.txt": lambda: "".join(
         f"[SEP]Spell SEPARATE with a PEN.[SEP] (a|b)* is a regex; a|b or ab{EOT}price $5.00 ok\\n done\n"
-        for _ in range(4)),
+        for _ in range(4)
+    ),
     # Old Mac line ends (a lone "\r") and Windows ones ("\r\n"): read the file without translation.
     "newlines_cr.txt": lambda: "".join(
-        f"line {i}\rcarriage return\r\rnext\r\nwindows line\r\n\r\nend\r" for i in range(6)),
+        f"line {i}\rcarriage return\r\rnext\r\nwindows line\r\n\r\nend\r" for i in range(6)
+    ),
     # Characters that `regex`'s \p{L}/\p{N} and the standard `re` module classify differently.
     "unicode_numbers.txt": lambda: _lines(
         "x² + y² = z²; E = mc²; 10² = 100; H₂O and CO₂; ½ cup; Ⅻ o'clock",
         "snake_case_name = area_51 + __init__; x²y²z²",
         "²²² ₂₂ ½½ x²",
-        times=4),
+        times=4,
+    ),
     # A slice of the generated corpus: English and Chinese stories, one special token.
     "generated_slice.txt": lambda: _generated("mixed", 40_000, 7),
 }
@@ -89,7 +102,9 @@ HIDDEN_CORPORA = {
     "hidden_mixed.txt": lambda: _generated("mixed", 30_000, 23),
     "hidden_tricky.txt": lambda: "".join(
         f"<|a|><|a|>x²<|a|>y\r\rz_1 {EOT}[x]one[x] ab<|a|>ab\r\nabab²² the quick brown fox{EOT}jumps "
-        f"over the lazy dog; x_{i}² = {i}½\n" for i in range(6)),
+        f"over the lazy dog; x_{i}² = {i}½\n"
+        for i in range(6)
+    ),
 }
 
 
@@ -104,12 +119,24 @@ class Train:
 
 PUBLIC_TRAIN = [
     Train("tiny_words", "tiny_words.txt", 300, (), "repeated-pair words, contractions, tie-breaks"),
-    Train("early_stop", "tiny_words.txt", 5000, (), "vocab_size larger than possible: stop when no pair is left"),
+    Train(
+        "early_stop", "tiny_words.txt", 5000, (), "vocab_size larger than possible: stop when no pair is left"
+    ),
     Train("specials", "specials.txt", 285, (EOT,), "text glued to a special token"),
-    Train("overlap", "overlap.txt", 275, (EOT, EOT + EOT, "<|user|>", "<|user|>name"),
-          "special tokens that are prefixes of others"),
-    Train("metachar", "metachar.txt", 297, ("[SEP]", "(a|b)*", "$5.00", "\\n", EOT, "[SEP]"),
-          "special tokens with regex metacharacters, one given twice"),
+    Train(
+        "overlap",
+        "overlap.txt",
+        275,
+        (EOT, EOT + EOT, "<|user|>", "<|user|>name"),
+        "special tokens that are prefixes of others",
+    ),
+    Train(
+        "metachar",
+        "metachar.txt",
+        297,
+        ("[SEP]", "(a|b)*", "$5.00", "\\n", EOT, "[SEP]"),
+        "special tokens with regex metacharacters, one given twice",
+    ),
     Train("newlines_cr", "newlines_cr.txt", 286, (), "lone \\r and \\r\\n, read without translation"),
     Train("unicode_numbers", "unicode_numbers.txt", 300, (), "characters where `re` and `regex` differ"),
     Train("generated_500", "generated_slice.txt", 500, (EOT,), "40 KB of the generated corpus"),
@@ -117,24 +144,45 @@ PUBLIC_TRAIN = [
 
 HIDDEN_TRAIN = [
     Train("hidden_mixed", "hidden_mixed.txt", 600, (EOT, "<|pad|>"), "30 KB of other generated stories"),
-    Train("hidden_tricky", "hidden_tricky.txt", 305, ("<|a|>", "<|a|><|a|>", "[x]", EOT),
-          "everything tricky at once"),
+    Train(
+        "hidden_tricky",
+        "hidden_tricky.txt",
+        305,
+        ("<|a|>", "<|a|><|a|>", "[x]", EOT),
+        "everything tricky at once",
+    ),
 ]
 
 _BASIC_TEXTS = [
-    "", "a", "Hello, world!", "Once upon a time, there was a little girl named Lily.",
+    "",
+    "a",
+    "Hello, world!",
+    "Once upon a time, there was a little girl named Lily.",
     "She said, \"I don't want to go!\" They'll see. It's 3:45 and I've got 1234567 coins.",
-    "the the the the", "  leading and trailing spaces  ", "tab\tseparated\tvalues",
+    "the the the the",
+    "  leading and trailing spaces  ",
+    "tab\tseparated\tvalues",
 ]
 _SPECIAL_TEXTS = [
-    EOT, f"a{EOT}b", f"{EOT}{EOT}", f"{EOT}{EOT}{EOT}", f"The end.{EOT}Once upon a time",
-    f"<|endoftext|<|endoftext|>|>", f"{EOT[:-1]} is not a special token", f"\n{EOT}\n\n{EOT}",
+    EOT,
+    f"a{EOT}b",
+    f"{EOT}{EOT}",
+    f"{EOT}{EOT}{EOT}",
+    f"The end.{EOT}Once upon a time",
+    "<|endoftext|<|endoftext|>|>",
+    f"{EOT[:-1]} is not a special token",
+    f"\n{EOT}\n\n{EOT}",
 ]
 _UNICODE_TEXTS = [
-    "从前，有一只可爱的小猫，名叫小明。", "Zoë and José met Søren in the café.",
-    "🙂 👍🏽 ❤️ 🇫🇷 👨‍👩‍👧", "line one\r\nline two\r\n", "lone\rcarriage\rreturns\r",
+    "从前，有一只可爱的小猫，名叫小明。",
+    "Zoë and José met Søren in the café.",
+    "🙂 👍🏽 ❤️ 🇫🇷 👨‍👩‍👧",
+    "line one\r\nline two\r\n",
+    "lone\rcarriage\rreturns\r",
     "   many   spaces   \n\n\n  and\t\t tabs \u00a0 nbsp \u3000 ideographic",
-    "x² + y² = z², ½, Ⅻ", "\x00\x01 control \x7f chars", "mixed 中文 and English 123 ok",
+    "x² + y² = z², ½, Ⅻ",
+    "\x00\x01 control \x7f chars",
+    "mixed 中文 and English 123 ok",
 ]
 
 PUBLIC_ENCODE = {
@@ -144,19 +192,56 @@ PUBLIC_ENCODE = {
 }
 
 HIDDEN_ENCODE = {
-    "hidden_mixed": ("hidden_mixed", ("<|pad|>", EOT, "<|pad|><|pad|>", "<|new|>"), [
-        "<|pad|><|pad|><|pad|>", f"<|new|>{EOT}<|pad|>", "Tim and Lily played with the ball.",
-        "小红和小明一起去公园玩。", "  \r\n\r\n  ", "😊🌈 done", "<|pad|", "ab<|new|>cd",
-    ]),
+    "hidden_mixed": (
+        "hidden_mixed",
+        ("<|pad|>", EOT, "<|pad|><|pad|>", "<|new|>"),
+        [
+            "<|pad|><|pad|><|pad|>",
+            f"<|new|>{EOT}<|pad|>",
+            "Tim and Lily played with the ball.",
+            "小红和小明一起去公园玩。",
+            "  \r\n\r\n  ",
+            "😊🌈 done",
+            "<|pad|",
+            "ab<|new|>cd",
+        ],
+    ),
 }
 
 GPT2_FORMAT = {"generated_500": ("generated_500", _BASIC_TEXTS + _UNICODE_TEXTS + [EOT + "x"])}
 
 # Part 3's "encode matches" property: texts built like tests/graded/test_part3.py's TEXTS strategy.
-_PIECES = [EOT, EOT + EOT, "<|", "|>", "endoftext", " the", " Lily", "小猫", "😊", "👍🏽", "\r\n", "\r", "  ",
-           "\n\n", "'s", "x²", " 123", "\u00a0"]
-_CHAR_RANGES = [(0x20, 0x7E), (0x00, 0x1F), (0xA0, 0x2FF), (0x370, 0x52F), (0x2000, 0x206F), (0x3000, 0x30FF),
-                (0x4E00, 0x4FFF), (0x1F300, 0x1F6FF), (0x80, 0x10FFFF)]
+_PIECES = [
+    EOT,
+    EOT + EOT,
+    "<|",
+    "|>",
+    "endoftext",
+    " the",
+    " Lily",
+    "小猫",
+    "😊",
+    "👍🏽",
+    "\r\n",
+    "\r",
+    "  ",
+    "\n\n",
+    "'s",
+    "x²",
+    " 123",
+    "\u00a0",
+]
+_CHAR_RANGES = [
+    (0x20, 0x7E),
+    (0x00, 0x1F),
+    (0xA0, 0x2FF),
+    (0x370, 0x52F),
+    (0x2000, 0x206F),
+    (0x3000, 0x30FF),
+    (0x4E00, 0x4FFF),
+    (0x1F300, 0x1F6FF),
+    (0x80, 0x10FFFF),
+]
 
 
 def _random_char(rng: random.Random) -> str:
@@ -211,6 +296,7 @@ CHAR_BPE_CASES = _char_bpe_cases(336, 160)
 # ---------------------------------------------------------------------------------------------
 # Engines: who computes the expected values.
 
+
 class TrustedEngine:
     """grader.feedback's slow but obviously correct trainer and encoder."""
 
@@ -235,8 +321,9 @@ class SolutionEngine:
         import importlib.util
 
         init = parent / "bpe" / "__init__.py"
-        spec = importlib.util.spec_from_file_location("_bpe_fixture_engine", init,
-                                                      submodule_search_locations=[str(init.parent)])
+        spec = importlib.util.spec_from_file_location(
+            "_bpe_fixture_engine", init, submodule_search_locations=[str(init.parent)]
+        )
         self.bpe = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = self.bpe
         spec.loader.exec_module(self.bpe)
@@ -260,6 +347,7 @@ class SolutionEngine:
 
 # ---------------------------------------------------------------------------------------------
 
+
 def _write(path: Path, text: str, encoding: str = "utf-8") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding=encoding, newline="") as f:
@@ -272,8 +360,11 @@ def _gpt2_vocab_json(vocab: dict[int, bytes]) -> str:
 
 
 def generate_tree(out: Path, visibility: str, engine) -> None:
-    corpora, trains, encodes = ((PUBLIC_CORPORA, PUBLIC_TRAIN, PUBLIC_ENCODE) if visibility == "public"
-                                else (HIDDEN_CORPORA, HIDDEN_TRAIN, HIDDEN_ENCODE))
+    corpora, trains, encodes = (
+        (PUBLIC_CORPORA, PUBLIC_TRAIN, PUBLIC_ENCODE)
+        if visibility == "public"
+        else (HIDDEN_CORPORA, HIDDEN_TRAIN, HIDDEN_ENCODE)
+    )
     root = out / visibility
     for name, make in corpora.items():
         _write(root / "corpora" / name, make())
@@ -282,27 +373,46 @@ def generate_tree(out: Path, visibility: str, engine) -> None:
         specials = list(case.special_tokens)
         vocab, merges = engine.train(root / "corpora" / case.corpus, case.vocab_size, specials)
         trained[case.name] = (vocab, merges)
-        meta = {"corpus": case.corpus, "vocab_size": case.vocab_size, "special_tokens": specials,
-                "merges": len(merges), "stops_early": len(vocab) < case.vocab_size, "about": case.about}
+        meta = {
+            "corpus": case.corpus,
+            "vocab_size": case.vocab_size,
+            "special_tokens": specials,
+            "merges": len(merges),
+            "stops_early": len(vocab) < case.vocab_size,
+            "about": case.about,
+        }
         _write(root / "train" / case.name / "case.json", golden.dump_json(meta))
         _write(root / "train" / case.name / "merges.txt", golden.format_merges(merges), "ascii")
         _write(root / "train" / case.name / "vocab.txt", golden.format_vocab(vocab), "ascii")
-        _write_diagnostics(root / "train" / case.name, read_corpus(root / "corpora" / case.corpus),
-                           case.vocab_size, specials, merges)
+        _write_diagnostics(
+            root / "train" / case.name,
+            read_corpus(root / "corpora" / case.corpus),
+            case.vocab_size,
+            specials,
+            merges,
+        )
     for name, (train_case, specials, texts) in encodes.items():
         vocab, merges = trained[train_case]
         tok = engine.encoder(vocab, merges, list(specials))
-        _write(root / "encode" / name / "tokenizer.json",
-               golden.dump_json({"train_case": train_case, "special_tokens": list(specials)}))
-        _write(root / "encode" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts]))
+        _write(
+            root / "encode" / name / "tokenizer.json",
+            golden.dump_json({"train_case": train_case, "special_tokens": list(specials)}),
+        )
+        _write(
+            root / "encode" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts])
+        )
     if visibility == "public":
         for name, (train_case, texts) in GPT2_FORMAT.items():
             vocab, merges = trained[train_case]
             tok = engine.encoder(vocab, merges, [])
             _write(root / "gpt2" / name / "vocab.json", _gpt2_vocab_json(vocab))
-            _write(root / "gpt2" / name / "merges.txt",
-                   "#version: 0.2\n" + "".join(f"{render(a)} {render(b)}\n" for a, b in merges))
-            _write(root / "gpt2" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts]))
+            _write(
+                root / "gpt2" / name / "merges.txt",
+                "#version: 0.2\n" + "".join(f"{render(a)} {render(b)}\n" for a, b in merges),
+            )
+            _write(
+                root / "gpt2" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts])
+            )
         rows = []
         for text, num_merges in CHAR_BPE_CASES:
             vocab, merges = engine.char_train(text, num_merges)
@@ -314,8 +424,9 @@ def generate_tree(out: Path, visibility: str, engine) -> None:
 _diagnostics_memo: dict[tuple, tuple[dict, list]] = {}
 
 
-def _write_diagnostics(folder: Path, text: str, vocab_size: int, specials: list[str], merges: list,
-                       with_mistakes: bool = True) -> None:
+def _write_diagnostics(
+    folder: Path, text: str, vocab_size: int, specials: list[str], merges: list, with_mistakes: bool = True
+) -> None:
     """steps.txt and mistakes/<id>.txt: what the failure messages read (see grader.feedback.messages).
 
     They depend only on the corpus and the expected merges, so a second engine in the same process
@@ -339,18 +450,27 @@ def generate_speed(out: Path, engine, encode_model) -> None:
     text = calibration.generated(calibration.TRAIN_CORPUS)
     specials = [EOT]
     merges = engine.first_merges(text, calibration.TRAIN_VOCAB_SIZE, specials, SPEED_CHECKED_MERGES)
-    meta = {"corpus": list(calibration.TRAIN_CORPUS), "vocab_size": calibration.TRAIN_VOCAB_SIZE,
-            "special_tokens": specials, "merges": len(merges),
-            "about": "the first merges of the training speed gate's run"}
+    meta = {
+        "corpus": list(calibration.TRAIN_CORPUS),
+        "vocab_size": calibration.TRAIN_VOCAB_SIZE,
+        "special_tokens": specials,
+        "merges": len(merges),
+        "about": "the first merges of the training speed gate's run",
+    }
     _write(out / "train" / "case.json", golden.dump_json(meta))
     _write(out / "train" / "merges.txt", golden.format_merges(merges), "ascii")
     # No mistakes/ here: retraining 1 MB once per mistake takes minutes, and the Part 2 tests name them.
-    _write_diagnostics(out / "train", text, calibration.TRAIN_VOCAB_SIZE, specials, merges, with_mistakes=False)
+    _write_diagnostics(
+        out / "train", text, calibration.TRAIN_VOCAB_SIZE, specials, merges, with_mistakes=False
+    )
     tok = engine.encoder(*encode_model, [EOT])  # as calibration.encode_tokenizer_parts() builds it
     for gate, spec in (("encode", calibration.ENCODE_TEXT), ("stream", calibration.STREAM_FILE)):
         about = f"{gate} gate: generate_text{spec!r}, tokenizer {calibration.ENCODE_TRAIN_CASE} + {EOT}"
-        _write(out / gate / "ids.txt", golden.format_id_digest(about, tok.encode(calibration.generated(spec))),
-               "ascii")
+        _write(
+            out / gate / "ids.txt",
+            golden.format_id_digest(about, tok.encode(calibration.generated(spec))),
+            "ascii",
+        )
 
 
 def generate(out: Path, engine) -> None:
@@ -369,14 +489,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m grader.fixtures", description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=golden.FIXTURES, help="default: data/fixtures")
     parser.add_argument("--engine", choices=("trusted", "solution"), default="trusted")
-    parser.add_argument("--calibrate", action="store_true",
-                        help="re-measure the speed ratio in calibration.json (done anyway when it is missing)")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="re-measure the speed ratio in calibration.json (done anyway when it is missing)",
+    )
     parser.add_argument("--no-calibration", action="store_true", help="never measure the speed ratio")
     args = parser.parse_args(argv)
     solution = Path(__file__).resolve().parents[1] / "solution"
     if args.engine == "solution":
         if not (solution / "bpe").is_dir():
-            print(f"error: {solution / 'bpe'} not found (the reference is not part of the handout)", file=sys.stderr)
+            print(
+                f"error: {solution / 'bpe'} not found (the reference is not part of the handout)",
+                file=sys.stderr,
+            )
             return 1
         engine = SolutionEngine(solution)
     else:

@@ -4,6 +4,7 @@ This mode exists for debugging (breakpoints, pdb, print) and never produces a gr
 this very process, but go through thin wrappers so that `bpe.kit.last_call` measures them exactly as
 the sandboxed proxy would, and graded tests never have to know which mode runs them.
 """
+
 from __future__ import annotations
 
 import array
@@ -15,8 +16,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from . import procstats
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult
@@ -108,7 +110,7 @@ class InprocessKit:
 
     isolation = "inprocess"
 
-    def __init__(self, owner: "InprocessBpe") -> None:
+    def __init__(self, owner: InprocessBpe) -> None:
         self._owner = owner
         self._scratch = Path(tempfile.mkdtemp(prefix="bpe-kit-scratch-"))
         self._timeout: float | None = None

@@ -2,6 +2,7 @@
 
 Graded tests only ever see these two shapes, whichever mode runs them, so they never branch on it.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple

@@ -4,6 +4,7 @@ Statuses: "passed", "failed", "not implemented" (the code raised NotImplementedE
 still there), "skipped". Feedback never includes the graded test's source (hidden tests stay
 hidden): only the assertion message, or the student's exception with their own frames.
 """
+
 from __future__ import annotations
 
 import re
@@ -60,8 +61,13 @@ def record(item, report, call, output: str) -> dict | None:
     notes = [str(v) for k, v in report.user_properties if k == "feedback" and str(v) not in feedback]
     if notes:
         feedback = "\n".join([feedback, *notes]).strip("\n") if feedback else "\n".join(notes)
-    return {"nodeid": item.nodeid, "status": status, "feedback": _normal(item, feedback),
-            "output": _normal(item, output, cap=OUTPUT_CAP + 200), "duration": report.duration}
+    return {
+        "nodeid": item.nodeid,
+        "status": status,
+        "feedback": _normal(item, feedback),
+        "output": _normal(item, output, cap=OUTPUT_CAP + 200),
+        "duration": report.duration,
+    }
 
 
 _TEMP_DIRS = re.compile(r"/tmp/bpe-kit-[A-Za-z0-9_]+|/tmp/pytest-of-[^/\s]+/pytest-\d+")

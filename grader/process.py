@@ -6,6 +6,7 @@ namespace mode the worker is the namespace's init, so killing it kills every pro
 otherwise the whole process group is killed, then any process still carrying this worker's token in
 its environment (a double-forked daemon that called setsid) is hunted down.
 """
+
 from __future__ import annotations
 
 import errno
@@ -75,8 +76,14 @@ class WorkerProcess:
         out_r, out_w = os.pipe()
         argv, env = sandbox.command(self.scratch, self.token, (req_r, rep_w))
         self.popen = subprocess.Popen(
-            argv, env=env, stdin=subprocess.DEVNULL, stdout=out_w, stderr=out_w,
-            pass_fds=(req_r, rep_w), start_new_session=True, close_fds=True,
+            argv,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out_w,
+            stderr=out_w,
+            pass_fds=(req_r, rep_w),
+            start_new_session=True,
+            close_fds=True,
             preexec_fn=_die_with_parent,
         )
         _LIVE.add(self.popen.pid)
@@ -150,8 +157,10 @@ class WorkerProcess:
                     raise BadReply(f"the worker sent an unreadable reply ({e})") from None
             if len(self._buf) > wire.MAX_LINE:
                 self.kill()
-                raise BadReply(f"the reply is larger than {wire.MAX_LINE // 2**20} MiB; "
-                               "is your code returning something enormous?")
+                raise BadReply(
+                    f"the reply is larger than {wire.MAX_LINE // 2**20} MiB; "
+                    "is your code returning something enormous?"
+                )
             self._wait(deadline, startup=startup)
             try:
                 chunk = os.read(self._rep_r, 1 << 20)
@@ -172,8 +181,9 @@ class WorkerProcess:
             if remaining <= 0:
                 self.kill()
                 what = "start" if startup else "answer"
-                raise CallTimeout(f"the call into your code did not {what} in time "
-                                  "(an endless loop, or far too slow?)")
+                raise CallTimeout(
+                    f"the call into your code did not {what} in time (an endless loop, or far too slow?)"
+                )
             rlist = [self._out_r] + ([] if write else [fd])
             wlist = [fd] if write else []
             try:
@@ -204,7 +214,7 @@ class WorkerProcess:
             if not chunk:
                 return
             room = OUTPUT_CAP - len(self.output)
-            self.output += chunk[:max(room, 0)]
+            self.output += chunk[: max(room, 0)]
             self.output_dropped += max(0, len(chunk) - max(room, 0))
 
     def _died(self) -> WorkerCrashed:
@@ -217,7 +227,7 @@ class WorkerProcess:
         self.dead_reason = describe_exit(status)
         return WorkerCrashed(f"the process running your code died: {self.dead_reason}")
 
-    def scratch_path(self) -> "os.PathLike":
+    def scratch_path(self) -> os.PathLike:
         """Where the trusted side finds the worker's scratch files (see Sandbox.mount_plan)."""
         if self.sandbox.namespaces:
             from pathlib import Path
@@ -273,7 +283,7 @@ class WorkerProcess:
             self.drain_output()
         text = self.output.decode("utf-8", errors="replace")
         # `unshare` reports its child's violent death on the same pipe; that is not the student's.
-        text = "".join(l for l in text.splitlines(keepends=True) if not l.startswith("unshare: "))
+        text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("unshare: "))
         if self.output_dropped:
             text += f"\n[... {self.output_dropped} more bytes of output not shown]"
         return text
@@ -335,7 +345,9 @@ def _become_subreaper() -> None:
         import ctypes
 
         try:
-            _subreaper = ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+            _subreaper = (
+                ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0
+            )  # PR_SET_CHILD_SUBREAPER
         except (OSError, AttributeError):
             _subreaper = False
 

@@ -2,6 +2,7 @@
 
 Only the trusted side calls these, on the worker's pid (or on itself, in-process).
 """
+
 from __future__ import annotations
 
 import os

@@ -9,6 +9,7 @@ Two modes, one fixture shape (see grader/kit.py and the `bpe.kit` namespace):
 With `--grader-results FILE` the plugin writes one record per test (grader/outcome.py) for the
 runner, which maps them through the rubric.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,13 +28,24 @@ _OUTPUT = pytest.StashKey[str]()
 def pytest_addoption(parser):
     group = parser.getgroup("bpe-kit grader")
     group.addoption("--submission", default="solution", help="directory that contains the bpe package")
-    group.addoption("--inprocess", action="store_true",
-                    help="import the submission into this process (debugging only; never a grade)")
+    group.addoption(
+        "--inprocess",
+        action="store_true",
+        help="import the submission into this process (debugging only; never a grade)",
+    )
     group.addoption("--grader-results", default=None, help="write per-test records (JSON) here")
-    group.addoption("--worker-isolation", choices=("auto", "uid", "process-group"), default="auto",
-                    help="weaker isolation than the best available (to test the fallbacks)")
-    group.addoption("--worker-hide", action="append", default=[],
-                    help="a folder workers must not see (the report folder); repeatable")
+    group.addoption(
+        "--worker-isolation",
+        choices=("auto", "uid", "process-group"),
+        default="auto",
+        help="weaker isolation than the best available (to test the fallbacks)",
+    )
+    group.addoption(
+        "--worker-hide",
+        action="append",
+        default=[],
+        help="a folder workers must not see (the report folder); repeatable",
+    )
 
 
 def pytest_configure(config):
@@ -54,8 +66,10 @@ def bpe(request):
         from .remote import RemoteBpe
         from .sandbox import Options, SubmissionError
 
-        options = Options.for_level(config.getoption("--worker-isolation"),
-                                    hide=tuple(Path(p) for p in config.getoption("--worker-hide")))
+        options = Options.for_level(
+            config.getoption("--worker-isolation"),
+            hide=tuple(Path(p) for p in config.getoption("--worker-hide")),
+        )
         try:
             proxy = RemoteBpe(parent, options)
             proxy._session.current()  # a sandbox that cannot start is the grader's problem: stop

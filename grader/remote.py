@@ -10,14 +10,16 @@ and iterators come back as handles. Exceptions come back as `RemoteError` subcla
 subclass the nearest builtin exception of the student's one. A crash, a timeout, or an unreadable
 reply raises a `GradingAbort` and the next call gets a fresh worker.
 """
+
 from __future__ import annotations
 
 import builtins
 import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from . import procstats, wire
 from .inprocess import PeakMeter, _plain_name, read_capped
@@ -25,8 +27,16 @@ from .kit import DEFAULT_READ_CAP, CallStats, StreamResult
 from .process import BadReply, CallTimeout, CpuLimitExceeded, GradingAbort, WorkerCrashed, WorkerProcess
 from .sandbox import Limits, Options, Sandbox
 
-__all__ = ["RemoteError", "GradingAbort", "CallTimeout", "CpuLimitExceeded", "WorkerCrashed", "BadReply",
-           "RemoteBpe", "connect"]
+__all__ = [
+    "BadReply",
+    "CallTimeout",
+    "CpuLimitExceeded",
+    "GradingAbort",
+    "RemoteBpe",
+    "RemoteError",
+    "WorkerCrashed",
+    "connect",
+]
 
 DEFAULT_CALL_TIMEOUT = 60.0
 ITER_BATCH = 4096
@@ -76,8 +86,11 @@ def rebuild_exception(info: dict) -> RemoteError:
     key = (name, base)
     cls = _exception_classes.get(key)
     if cls is None:
-        cls = type(name if name.isidentifier() else "StudentError", (RemoteError, base),
-                   {"remote_type": name, "__module__": "submission"})
+        cls = type(
+            name if name.isidentifier() else "StudentError",
+            (RemoteError, base),
+            {"remote_type": name, "__module__": "submission"},
+        )
         _exception_classes[key] = cls
     message, tb = str(info.get("message", "")), str(info.get("traceback", ""))
     try:
@@ -193,8 +206,10 @@ class Session:
                 self._retire()
             raise exc
         if "bad" in reply:
-            raise BadReply(f"your code returned a value that cannot be checked: "
-                           f"{str(self._decode(reply['bad'], worker))[:300]}")
+            raise BadReply(
+                f"your code returned a value that cannot be checked: "
+                f"{str(self._decode(reply['bad'], worker))[:300]}"
+            )
         if "fatal" in reply:
             reason = str(self._decode(reply["fatal"], worker))[:500]
             self._retire()
@@ -207,6 +222,7 @@ class Session:
             if ref is None:
                 return _CallableMarker()  # `_attribute` turns it into a RemoteCallable
             return RemoteHandle(self, worker, self.generation, ref, cls_name)
+
         try:
             return wire.decode(raw, handle=handle)
         except wire.WireError as e:
@@ -226,6 +242,7 @@ class Session:
             if hasattr(v, "__next__") or hasattr(v, "readline"):
                 return {"i": [self.encode_args(x) for x in v]}
             return None
+
         return wire.encode(value, handle=handle)
 
 
@@ -274,11 +291,16 @@ class RemoteCallable:
         target = self._target._ref if isinstance(self._target, RemoteHandle) else 0
         if isinstance(self._target, RemoteHandle):
             self._target._check(s)
-        result = s.request("call", target=target, path=list(self._path),
-                           args=s.encode_args(list(args)), kwargs=s.encode_args(dict(kwargs)))
+        result = s.request(
+            "call",
+            target=target,
+            path=list(self._path),
+            args=s.encode_args(list(args)),
+            kwargs=s.encode_args(dict(kwargs)),
+        )
         return result
 
-    def __getattr__(self, name: str) -> "RemoteCallable":
+    def __getattr__(self, name: str) -> RemoteCallable:
         if name.startswith("__"):
             raise AttributeError(name)
         return RemoteCallable(self._session, self._target, self._path + (name,))
@@ -313,8 +335,10 @@ class RemoteHandle:
 
     def _check(self, session: Session) -> None:
         if session is not self._session or session.worker is not self._worker:
-            raise RuntimeError(f"this {self._cls} object belonged to an earlier worker process "
-                               "(each test, crash or restart starts a fresh one); create it again")
+            raise RuntimeError(
+                f"this {self._cls} object belonged to an earlier worker process "
+                "(each test, crash or restart starts a fresh one); create it again"
+            )
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
@@ -378,8 +402,14 @@ class RemoteKit:
                 raise BadReply("encode_iterable must yield ints")
             ids.extend(batch)
 
-        count, growth = s.request("stream", target=tok._ref, path=s.sandbox.copy_input(Path(path)),
-                                  chunk=int(chunk_chars), on_batch=on_batch, meter=True)
+        _count, growth = s.request(
+            "stream",
+            target=tok._ref,
+            path=s.sandbox.copy_input(Path(path)),
+            chunk=int(chunk_chars),
+            on_batch=on_batch,
+            meter=True,
+        )
         return StreamResult(ids, growth)
 
     def restart(self) -> None:

@@ -4,6 +4,7 @@ results.json is deterministic for a given submission apart from timings: `execut
 measured seconds and megabytes that the efficiency tests report next to their verdict (tests come
 in rubric order, with no durations and no temp paths). Scores and statuses never vary.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,15 +30,18 @@ def test_output(s: Scored) -> str:
 def results_json(scored: list[Scored], *, execution_time: float, isolation: str) -> dict:
     total = sum(s.score for s in scored)
     maximum = sum(s.entry.points for s in scored)
-    tests = [{
-        "name": s.entry.name,
-        "number": s.entry.number,
-        "score": _points(s.score),
-        "max_score": _points(s.entry.points),
-        "status": "passed" if s.status == "passed" else "failed",
-        "visibility": s.entry.visibility,
-        "output": test_output(s),
-    } for s in scored]
+    tests = [
+        {
+            "name": s.entry.name,
+            "number": s.entry.number,
+            "score": _points(s.score),
+            "max_score": _points(s.entry.points),
+            "status": "passed" if s.status == "passed" else "failed",
+            "visibility": s.entry.visibility,
+            "output": test_output(s),
+        }
+        for s in scored
+    ]
     not_impl = sum(s.status == "not implemented" for s in scored)
     summary = f"Score: {_points(total)} / {_points(maximum)}."
     if not_impl:
@@ -53,9 +57,13 @@ def results_json(scored: list[Scored], *, execution_time: float, isolation: str)
 
 def error_results(message: str) -> dict:
     """A results.json for a submission that could not be graded at all (shown to the student)."""
-    return {"score": 0, "execution_time": 0, "tests": [],
-            "output": f"The autograder could not grade this submission: {message}",
-            "extra_data": {"error": message}}
+    return {
+        "score": 0,
+        "execution_time": 0,
+        "tests": [],
+        "output": f"The autograder could not grade this submission: {message}",
+        "extra_data": {"error": message},
+    }
 
 
 def write_results(results: dict, out_dir: Path) -> Path:
@@ -69,16 +77,29 @@ def write_results(results: dict, out_dir: Path) -> Path:
 
 def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -> Path:
     failures = sum(s.status != "passed" for s in scored)
-    suite = ET.Element("testsuite", name="bpe-kit", tests=str(len(scored)), failures=str(failures),
-                       errors="0", time=f"{execution_time:.3f}")
+    suite = ET.Element(
+        "testsuite",
+        name="bpe-kit",
+        tests=str(len(scored)),
+        failures=str(failures),
+        errors="0",
+        time=f"{execution_time:.3f}",
+    )
     for s in scored:
-        case = ET.SubElement(suite, "testcase", classname=f"part {s.entry.part}",
-                             name=f"{s.entry.number} {s.entry.name}", time=f"{s.duration:.3f}")
-        ET.SubElement(case, "properties").extend([
-            ET.Element("property", name="points", value=str(_points(s.entry.points))),
-            ET.Element("property", name="score", value=str(_points(s.score))),
-            ET.Element("property", name="visibility", value=s.entry.visibility),
-        ])
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"part {s.entry.part}",
+            name=f"{s.entry.number} {s.entry.name}",
+            time=f"{s.duration:.3f}",
+        )
+        ET.SubElement(case, "properties").extend(
+            [
+                ET.Element("property", name="points", value=str(_points(s.entry.points))),
+                ET.Element("property", name="score", value=str(_points(s.score))),
+                ET.Element("property", name="visibility", value=s.entry.visibility),
+            ]
+        )
         if s.status != "passed":
             first = (s.feedback.splitlines() or [s.status])[0][:200]
             node = ET.SubElement(case, "failure", message=f"{s.status}: {first}", type=s.status)
@@ -101,8 +122,10 @@ def terminal(scored: list[Scored], *, note: str = "") -> str:
     lines.append("-" * len(lines[0]))
     for s in scored:
         pts = f"{_points(s.score)}/{_points(s.entry.points)}"
-        lines.append(f"{s.entry.number:<6} {s.entry.name[:width]:<{width}} {pts:>9}  "
-                     f"{s.status:<16} {s.duration:>6.2f}s")
+        lines.append(
+            f"{s.entry.number:<6} {s.entry.name[:width]:<{width}} {pts:>9}  "
+            f"{s.status:<16} {s.duration:>6.2f}s"
+        )
     for s in scored:
         if s.status != "passed":
             lines += ["", f"--- {s.entry.number} {s.entry.name}: {s.status}", test_output(s).rstrip()]

@@ -1,13 +1,14 @@
 """The rubric (grader/rubric.toml): which graded test is worth what, and who may see it.
 
-    [[test]]
-    id = "test_part1.py::test_trace"   # pytest node id relative to tests/graded; a parametrized
-    number = "1.1"                      # test's id covers all its cases (all must pass)
-    name = "CharBPE reproduces the worked trace"
-    part = 1                            # 1, 2, 3 or "efficiency"
-    points = 4
-    visibility = "visible"              # visible | hidden | after_due_date | after_published
+[[test]]
+id = "test_part1.py::test_trace"   # pytest node id relative to tests/graded; a parametrized
+number = "1.1"                      # test's id covers all its cases (all must pass)
+name = "CharBPE reproduces the worked trace"
+part = 1                            # 1, 2, 3 or "efficiency"
+points = 4
+visibility = "visible"              # visible | hidden | after_due_date | after_published
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -50,8 +51,14 @@ def load(path: Path) -> list[Entry]:
     for i, t in enumerate(tables, 1):
         where = f"{path}: [[test]] #{i}"
         try:
-            entry = Entry(id=t["id"], number=t["number"], name=t["name"], part=t["part"],
-                          points=t["points"], visibility=t.get("visibility", "visible"))
+            entry = Entry(
+                id=t["id"],
+                number=t["number"],
+                name=t["name"],
+                part=t["part"],
+                points=t["points"],
+                visibility=t.get("visibility", "visible"),
+            )
         except (KeyError, TypeError) as e:
             raise RubricError(f"{where}: missing key {e}") from None
         if not (isinstance(entry.id, str) and "::" in entry.id):
@@ -59,7 +66,7 @@ def load(path: Path) -> list[Entry]:
         if not isinstance(entry.number, str) or not isinstance(entry.name, str):
             raise RubricError(f"{where}: number and name must be strings")
         if entry.part not in PARTS or isinstance(entry.part, bool):
-            raise RubricError(f"{where}: part must be one of 1, 2, 3, \"efficiency\"")
+            raise RubricError(f'{where}: part must be one of 1, 2, 3, "efficiency"')
         if isinstance(entry.points, bool) or not isinstance(entry.points, (int, float)) or entry.points < 0:
             raise RubricError(f"{where}: points must be a non-negative number")
         if entry.visibility not in VISIBILITIES:

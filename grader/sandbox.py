@@ -8,6 +8,7 @@ re-mounted read-only at the fixed path /tmp/bpe-kit (so messages do not depend o
 and the worker drops to uid 65534. As root without namespaces it still drops to uid 65534 when the
 interpreter allows; otherwise it runs as this user. Always: its own session, and rlimits.
 """
+
 from __future__ import annotations
 
 import functools
@@ -69,8 +70,8 @@ class Options:
     hide: tuple[Path, ...] = ()
 
     @classmethod
-    def for_level(cls, level: str = "auto", **kw) -> "Options":
-        """"auto" (the strongest available), "uid" (no namespaces) or "process-group" (neither)."""
+    def for_level(cls, level: str = "auto", **kw) -> Options:
+        """ "auto" (the strongest available), "uid" (no namespaces) or "process-group" (neither)."""
         if level not in LEVELS:
             raise ValueError(f"isolation must be one of {', '.join(LEVELS)}")
         if level == "auto":
@@ -106,11 +107,21 @@ def unprivileged_python() -> str | None:
     """As root: an interpreter that uid 65534 can run where it is, or None."""
     if os.geteuid() != 0:
         return None
-    probe = "import sys, json, ctypes; assert sys.version_info[:2] == %r" % (tuple(sys.version_info[:2]),)
+    probe = f"import sys, json, ctypes; assert sys.version_info[:2] == {tuple(sys.version_info[:2])!r}"
     for python in _interpreters():
         try:
-            if subprocess.run([python, "-S", "-s", "-c", probe], user=NOBODY, group=NOBODY,
-                              extra_groups=[], cwd="/", capture_output=True, timeout=20).returncode == 0:
+            if (
+                subprocess.run(
+                    [python, "-S", "-s", "-c", probe],
+                    user=NOBODY,
+                    group=NOBODY,
+                    extra_groups=[],
+                    cwd="/",
+                    capture_output=True,
+                    timeout=20,
+                ).returncode
+                == 0
+            ):
                 return python
         except (OSError, subprocess.SubprocessError):
             continue
@@ -138,8 +149,7 @@ def _copy_readonly(src: Path, dst: Path, *, skip_symlinks: bool = True) -> None:
         shutil.copyfile(src, dst)
         os.chmod(dst, 0o444)
         return
-    shutil.copytree(src, dst, symlinks=False,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(src, dst, symlinks=False, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     _seal(dst)
 
 
@@ -157,8 +167,9 @@ def copy_submission(parent: Path, dst: Path) -> None:
         raise SubmissionError(f"{parent}: no bpe/ package folder in it")
     total = count = 0
     for dirpath, dirnames, files in os.walk(package):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"
-                       and not os.path.islink(os.path.join(dirpath, d))]
+        dirnames[:] = [
+            d for d in dirnames if d != "__pycache__" and not os.path.islink(os.path.join(dirpath, d))
+        ]
         rel = Path(dirpath).relative_to(parent)
         (dst / rel).mkdir(parents=True, exist_ok=True)
         for name in files:
@@ -168,8 +179,10 @@ def copy_submission(parent: Path, dst: Path) -> None:
             total += src.stat().st_size
             count += 1
             if total > SUBMISSION_MAX_BYTES or count > SUBMISSION_MAX_FILES:
-                raise SubmissionError(f"{package}: larger than {SUBMISSION_MAX_BYTES // 2**20} MiB "
-                                      f"or {SUBMISSION_MAX_FILES} files")
+                raise SubmissionError(
+                    f"{package}: larger than {SUBMISSION_MAX_BYTES // 2**20} MiB "
+                    f"or {SUBMISSION_MAX_FILES} files"
+                )
             shutil.copyfile(src, dst / rel / name)
     _seal(dst)
 
@@ -179,15 +192,17 @@ class Sandbox:
 
     def __init__(self, submission_parent: Path, options: Options | None = None) -> None:
         self.options = options or Options()
-        self.namespaces = namespaces_available() if self.options.namespaces is None \
-            else self.options.namespaces
+        self.namespaces = (
+            namespaces_available() if self.options.namespaces is None else self.options.namespaces
+        )
         self.uid = NOBODY if self.isolation != "process-group" else None
         # $TMPDIR, unless it is inside the kit, or uid 65534 must walk to the sandbox by its real
         # path (no namespaces) and $TMPDIR's parents may be closed to it.
         base = tempfile.gettempdir()
         hidden = [str(KIT_ROOT), "/root", "/autograder", os.path.expanduser("~")]
-        if any((os.path.realpath(base) + "/").startswith(h.rstrip("/") + "/") for h in hidden) \
-                or (self.uid is not None and not self.namespaces):
+        if any((os.path.realpath(base) + "/").startswith(h.rstrip("/") + "/") for h in hidden) or (
+            self.uid is not None and not self.namespaces
+        ):
             base = "/tmp"
         self.root = Path(tempfile.mkdtemp(prefix="bpe-kit-", dir=base))
         self.view = VIEW_ROOT if self.namespaces else str(self.root)
@@ -220,7 +235,7 @@ class Sandbox:
             shutil.copyfile(GRADER_DIR / name, pkg / name)
         spec = importlib.util.find_spec("regex")
         if spec is not None and spec.submodule_search_locations:
-            _copy_readonly(Path(list(spec.submodule_search_locations)[0]), runtime / "lib" / "regex")
+            _copy_readonly(Path(next(iter(spec.submodule_search_locations))), runtime / "lib" / "regex")
         else:
             (runtime / "lib").mkdir()
         _seal(runtime)
@@ -262,8 +277,11 @@ class Sandbox:
         hides = ["/root", str(KIT_ROOT), "/autograder", os.path.expanduser("~"), *map(str, self.options.hide)]
         hides = sorted({os.path.realpath(h) for h in hides if os.path.isdir(h)} - {"/"})
         # Never cover the sandbox itself; a folder inside another hidden one is hidden already.
-        hides = [h for h in hides if not str(self.root).startswith(h + "/")
-                 and not any(h.startswith(o + "/") for o in hides)]
+        hides = [
+            h
+            for h in hides
+            if not str(self.root).startswith(h + "/") and not any(h.startswith(o + "/") for o in hides)
+        ]
         steps = [["bind", prefix, str(stage_py), "ro"]]
         steps += [["tmpfs", h, "mode=0755,size=1m"] for h in hides]
         if any((prefix + "/").startswith(h + "/") for h in hides):
@@ -271,10 +289,14 @@ class Sandbox:
         # The sandbox moves to a fixed path under a private /tmp (staged through the new /root).
         # The scratch dir is a size-capped tmpfs private to the worker (the trusted side reads it
         # through /proc/<pid>/root), so a submission cannot fill the host's disk.
-        steps += [["mkdir", "/root/.sandbox"], ["bind", str(self.root), "/root/.sandbox", "ro"],
-                  ["tmpfs", "/tmp", "mode=1777,size=64m"],
-                  ["mkdir", VIEW_ROOT], ["bind", "/root/.sandbox", VIEW_ROOT, "ro"],
-                  ["tmpfs", self.to_view(scratch), f"mode=0700,uid={NOBODY},gid={self.gid},size={SCRATCH_SIZE}"]]
+        steps += [
+            ["mkdir", "/root/.sandbox"],
+            ["bind", str(self.root), "/root/.sandbox", "ro"],
+            ["tmpfs", "/tmp", "mode=1777,size=64m"],
+            ["mkdir", VIEW_ROOT],
+            ["bind", "/root/.sandbox", VIEW_ROOT, "ro"],
+            ["tmpfs", self.to_view(scratch), f"mode=0700,uid={NOBODY},gid={self.gid},size={SCRATCH_SIZE}"],
+        ]
         steps += [["tmpfs", d, "mode=1777,size=16m"] for d in ("/dev/shm", "/var/tmp") if os.path.isdir(d)]
         steps += [["tmpfs", "/proc", "mode=0555,size=16k"]]
         return steps
@@ -293,8 +315,10 @@ class Sandbox:
             "rlimits": self.options.limits.rlimits(0 if self.namespaces else _processes_of(self.uid)),
         }
         # Before the mounts, the runtime is read from its real path; after, nothing else is.
-        boot = (f"import sys; sys.path.insert(0, {str(self.root / 'runtime')!r}); "
-                "from kitworker.worker import main; main(sys.argv)")
+        boot = (
+            f"import sys; sys.path.insert(0, {str(self.root / 'runtime')!r}); "
+            "from kitworker.worker import main; main(sys.argv)"
+        )
         # Not a venv shim: venvs live in hidden dirs. Namespaces re-expose the grader's interpreter.
         python = os.path.realpath(sys._base_executable)
         if not self.namespaces and self.uid is not None:
@@ -302,9 +326,16 @@ class Sandbox:
         argv = [python, "-S", "-s", "-P", "-B", "-c", boot, json.dumps(config)]
         if self.namespaces:
             argv = ["unshare", "--pid", "--fork", "--mount", "--net", "--kill-child", "--", *argv]
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": config["scratch"],
-               "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
-               "PYTHONIOENCODING": "utf-8", "BPE_KIT_WORKER": token}
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": config["scratch"],
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONIOENCODING": "utf-8",
+            "BPE_KIT_WORKER": token,
+        }
         return argv, env
 
     def close(self) -> None:
@@ -314,6 +345,7 @@ class Sandbox:
                     os.chmod(dirpath, 0o755)
                 except OSError:
                     pass
+
         unlock(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
 

@@ -1,4 +1,5 @@
 """From per-test records (grader/outcome.py) and the rubric to scored, numbered results."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,8 +17,9 @@ class Scored:
     duration: float
 
 
-def score(entries: list[Entry], records: list[dict], *, partial_run: bool = False,
-          allow_unlisted: bool = False) -> list[Scored]:
+def score(
+    entries: list[Entry], records: list[dict], *, partial_run: bool = False, allow_unlisted: bool = False
+) -> list[Scored]:
     """All-or-nothing points per rubric entry (every case of a parametrized test must pass).
 
     A collected test missing from the rubric is an error (the rubric must say what it is worth);
@@ -25,8 +27,10 @@ def score(entries: list[Entry], records: list[dict], *, partial_run: bool = Fals
     out."""
     unlisted = [r["nodeid"] for r in records if not any(e.covers(r["nodeid"]) for e in entries)]
     if unlisted and not allow_unlisted:
-        raise RubricError(f"the rubric has no entry for {unlisted[0]}"
-                          + (f" (and {len(unlisted) - 1} more)" if len(unlisted) > 1 else ""))
+        raise RubricError(
+            f"the rubric has no entry for {unlisted[0]}"
+            + (f" (and {len(unlisted) - 1} more)" if len(unlisted) > 1 else "")
+        )
     results = []
     for entry in sorted(entries, key=lambda e: number_key(e.number)):
         mine = [r for r in records if entry.covers(r["nodeid"])]
@@ -44,7 +48,7 @@ def score(entries: list[Entry], records: list[dict], *, partial_run: bool = Fals
         first = bad[0]
         feedback = first["feedback"]
         if len(mine) > 1:
-            case = first["nodeid"][len(entry.id):]
+            case = first["nodeid"][len(entry.id) :]
             feedback = f"{len(bad)} of {len(mine)} cases failed; first: {case}\n{feedback}"
         status = "not implemented" if all(r["status"] == "not implemented" for r in bad) else first["status"]
         if status == "skipped":

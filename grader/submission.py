@@ -2,6 +2,7 @@
 
 Zips are extracted defensively: no absolute paths, no `..`, no links, capped in size and count.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -10,8 +11,8 @@ import stat
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Iterator
 
 from .sandbox import SubmissionError
 
@@ -102,16 +103,18 @@ def find_package(root: Path, scratch: Path, shown: str) -> Path:
         best = [d for depth, d in found if depth == top]
         if len(best) > 1:
             rel = ", ".join(str(d.relative_to(root)) for d in best)
-            raise SubmissionError(f"{shown}: more than one bpe package at the same level ({rel}); "
-                                  "submit exactly one")
+            raise SubmissionError(
+                f"{shown}: more than one bpe package at the same level ({rel}); submit exactly one"
+            )
         pkg = best[0]
         if found is named:
             return pkg.parent
         wrapped = scratch / "wrapped"
         shutil.copytree(pkg, wrapped / "bpe", symlinks=False, ignore=shutil.ignore_patterns(*LITTER))
         return wrapped
-    raise SubmissionError(f"{shown}: no bpe package found: submit the bpe/ folder (with __init__.py), "
-                          "or a zip of it")
+    raise SubmissionError(
+        f"{shown}: no bpe package found: submit the bpe/ folder (with __init__.py), or a zip of it"
+    )
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ tag and nothing is ambiguous:
 an object whose `__eq__` lies, a dict subclass, or a str with a hash trick), and refuses replies that
 are too large or too deep. This module is stdlib-only: it is copied into the sandbox for the worker.
 """
+
 from __future__ import annotations
 
 import base64
@@ -52,8 +53,12 @@ def encode(value, *, handle=None, depth: int = 0):
     if kind is bytes:
         return {"b": base64.b64encode(value).decode("ascii")}
     if kind is dict:
-        return {"d": [[encode(k, handle=handle, depth=depth + 1), encode(v, handle=handle, depth=depth + 1)]
-                      for k, v in value.items()]}
+        return {
+            "d": [
+                [encode(k, handle=handle, depth=depth + 1), encode(v, handle=handle, depth=depth + 1)]
+                for k, v in value.items()
+            ]
+        }
     if handle is not None:
         tag = handle(value)
         if tag is not None:
@@ -74,7 +79,7 @@ def _encode_subclass(value, handle, depth):
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"b": base64.b64encode(memoryview(value)).decode("ascii")}
     if isinstance(value, dict):
-        return encode({k: v for k, v in dict.items(value)}, handle=handle, depth=depth)
+        return encode(dict(dict.items(value)), handle=handle, depth=depth)
     if isinstance(value, list):
         return encode(list(list.__iter__(value)), handle=handle, depth=depth)
     if isinstance(value, tuple):
@@ -95,7 +100,7 @@ def dumps(message) -> bytes:
 class Opaque:
     """A value of a type the wire does not carry: it shows what it was and equals nothing else."""
 
-    __slots__ = ("type_name", "shown")
+    __slots__ = ("shown", "type_name")
 
     def __init__(self, type_name: str, shown: str) -> None:
         self.type_name, self.shown = type_name, shown
@@ -144,7 +149,7 @@ def decode(raw, *, handle=None, depth: int = 0):
         return [decode(v, handle=handle, depth=depth + 1) for v in raw]
     if kind is not _Pairs or len(raw) != 1:
         raise WireError("a JSON object on the wire must be a single-key tag")
-    (tag, body), = raw
+    ((tag, body),) = raw
     if tag == "t" and type(body) is list:
         return tuple(decode(v, handle=handle, depth=depth + 1) for v in body)
     if tag == "b" and type(body) is str:
@@ -168,8 +173,14 @@ def decode(raw, *, handle=None, depth: int = 0):
         return float(body)
     if tag == "o" and type(body) is list and len(body) == 2 and all(type(x) is str for x in body):
         return Opaque(body[0][:100], body[1][:300])
-    if tag == "h" and handle is not None and type(body) is list and len(body) == 2 \
-            and type(body[0]) is int and type(body[1]) is str:
+    if (
+        tag == "h"
+        and handle is not None
+        and type(body) is list
+        and len(body) == 2
+        and type(body[0]) is int
+        and type(body[1]) is str
+    ):
         return handle(body[0], body[1][:100])
     if tag == "c" and handle is not None and type(body) is str:
         return handle(None, body[:100])

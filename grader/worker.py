@@ -6,6 +6,7 @@ code exists it (1) hides the kit behind tmpfs mounts when it runs as root in fre
 (2) sets rlimits, (3) drops to an unprivileged uid. Then it serves requests, one JSON line each, on
 the pipe fds named in its config; stdout/stderr belong to the student's prints.
 """
+
 from __future__ import annotations
 
 import json
@@ -156,7 +157,7 @@ class Worker:
         self.send({"ready": True})
         try:  # import now, while the trusted side has not asked anything yet (a spare worker)
             self.bpe()
-        except BaseException:  # noqa: B036  the first request imports again and reports it
+        except BaseException:
             pass
         for line in self.rfile:
             msg = wire.envelope(wire.loads(line))
@@ -171,8 +172,12 @@ class Worker:
                 try:
                     info = self.describe(exc)
                 except Exception:  # an exception too strange to describe is still reported
-                    info = {"type": "Exception", "mro": [], "message": "(an exception that cannot "
-                            "be described)", "traceback": ""}
+                    info = {
+                        "type": "Exception",
+                        "mro": [],
+                        "message": "(an exception that cannot be described)",
+                        "traceback": "",
+                    }
                 line = wire.dumps({"id": msg["id"], "err": wire.encode(info)})
             except BaseException as exc:  # SystemExit, KeyboardInterrupt...: this worker is done
                 self.send({"id": msg["id"], "fatal": f"{type(exc).__name__}: {_safe_str(exc)}"})
@@ -182,22 +187,32 @@ class Worker:
 
     def describe(self, exc: BaseException) -> dict:
         mro = [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__]
-        frames = [f for f in traceback.extract_tb(exc.__traceback__)
-                  if os.path.realpath(f.filename).startswith(self.submission)]
+        frames = [
+            f
+            for f in traceback.extract_tb(exc.__traceback__)
+            if os.path.realpath(f.filename).startswith(self.submission)
+        ]
         lines = []
         for f in frames:
             rel = os.path.relpath(os.path.realpath(f.filename), self.submission)
             lines.append(f'  File "{rel}", line {f.lineno}, in {f.name}')
             if f.line:
                 lines.append(f"    {f.line.strip()}")
-        if isinstance(exc, SyntaxError) and exc.filename and \
-                os.path.realpath(exc.filename).startswith(self.submission):
+        if (
+            isinstance(exc, SyntaxError)
+            and exc.filename
+            and os.path.realpath(exc.filename).startswith(self.submission)
+        ):
             rel = os.path.relpath(os.path.realpath(exc.filename), self.submission)
             lines.append(f'  File "{rel}", line {exc.lineno}')
             if exc.text:
                 lines.append(f"    {exc.text.strip()}")
-        return {"type": type(exc).__name__, "mro": mro, "message": _safe_str(exc)[:4000],
-                "traceback": "\n".join(lines)[:8000]}
+        return {
+            "type": type(exc).__name__,
+            "mro": mro,
+            "message": _safe_str(exc)[:4000],
+            "traceback": "\n".join(lines)[:8000],
+        }
 
 
 def _safe_str(exc: BaseException) -> str:

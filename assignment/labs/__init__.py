@@ -3,6 +3,7 @@
 They are not graded. Each one prints a table and a few things to notice; together they are the
 experiments of Part 5 in the handout.
 """
+
 from __future__ import annotations
 
 from . import compression, pretokenize, streaming, sweep, throughput, trace, unknown

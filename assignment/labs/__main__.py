@@ -1,4 +1,5 @@
 """`python -m assignment.labs NAME --submission DIR`: run one lab against the bpe in DIR."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,9 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("name", nargs="?", help="which lab to run (see the list below)")
-    parser.add_argument("--submission", default="starter",
-                        help="folder that contains your bpe/ package (default: starter)")
+    parser.add_argument(
+        "--submission", default="starter", help="folder that contains your bpe/ package (default: starter)"
+    )
     return parser
 
 
@@ -30,8 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     if args.name not in LABS:
-        print(f"error: no lab called {args.name!r}; choose one of: {', '.join(LABS)}",
-              file=sys.stderr)
+        print(f"error: no lab called {args.name!r}; choose one of: {', '.join(LABS)}", file=sys.stderr)
         return 2
     lab = LABS[args.name]
     folder = Path(args.submission)
@@ -47,9 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         name = str(error).split(" is yours")[0] if " is yours" in str(error) else None
         name = name or (frame.name if frame else None)
         what = f"`{name}` ({Path(frame.filename).name})" if frame and name else "a function"
-        print(f"\nThis lab needs {what}, which still raises NotImplementedError.\n"
-              f"It uses: {lab.NEEDS}.\nImplement it, then run `make lab NAME={args.name}` again.",
-              file=sys.stderr)
+        print(
+            f"\nThis lab needs {what}, which still raises NotImplementedError.\n"
+            f"It uses: {lab.NEEDS}.\nImplement it, then run `make lab NAME={args.name}` again.",
+            file=sys.stderr,
+        )
         return 1
     except Exception as error:  # the student's code failed: one clear line, no traceback
         print(f"\nerror: your code raised {describe(error, folder)}", file=sys.stderr)

@@ -1,11 +1,12 @@
 """What every lab shares: loading your `bpe`, turning "not implemented yet" into advice, tables."""
+
 from __future__ import annotations
 
 import importlib
 import sys
-import unicodedata
 import time
 import traceback
+import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,11 +21,14 @@ def load_bpe(submission: Path):
     """Import the `bpe` package found in `submission` (a folder that contains bpe/)."""
     folder = submission.resolve()
     if folder.is_file():
-        raise LabError(f"{submission}: the labs run on a folder that contains bpe/, not on a file "
-                       "(unzip it first)")
+        raise LabError(
+            f"{submission}: the labs run on a folder that contains bpe/, not on a file (unzip it first)"
+        )
     if not (folder / "bpe" / "__init__.py").is_file():
-        raise LabError(f"{submission}: no bpe/__init__.py in this folder (use --submission DIR, "
-                       "where DIR contains your bpe/ folder)")
+        raise LabError(
+            f"{submission}: no bpe/__init__.py in this folder (use --submission DIR, "
+            "where DIR contains your bpe/ folder)"
+        )
     for name in [n for n in sys.modules if n == "bpe" or n.startswith("bpe.")]:
         del sys.modules[name]
     sys.path.insert(0, str(folder))
@@ -43,8 +47,11 @@ def load_bpe(submission: Path):
 
 def student_frame(error: BaseException, folder: Path):
     """The innermost traceback frame that lies inside the submission (None if there is none)."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if Path(f.filename).resolve().is_relative_to(folder.resolve())]
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if Path(f.filename).resolve().is_relative_to(folder.resolve())
+    ]
     return frames[-1] if frames else None
 
 
@@ -76,8 +83,9 @@ def table(headers: list[str], rows: list[list], right: set[int] = frozenset()) -
 
 def width(text: str) -> int:
     """Columns `text` takes in a terminal: Chinese, Korean and emoji characters take two."""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c)
-               else 1 for c in text)
+    return sum(
+        2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in text
+    )
 
 
 def heading(title: str) -> None:
@@ -106,8 +114,10 @@ def corpus():
     try:
         from data import corpus as module
     except ImportError:
-        raise LabError("this lab needs data/corpus.py from the assignment folder; run it from "
-                       "the folder that contains data/ and assignment/") from None
+        raise LabError(
+            "this lab needs data/corpus.py from the assignment folder; run it from "
+            "the folder that contains data/ and assignment/"
+        ) from None
     return module
 
 

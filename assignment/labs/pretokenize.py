@@ -1,4 +1,5 @@
 """How GPT2_PATTERN cuts text, and why special tokens must be matched longest first."""
+
 from __future__ import annotations
 
 import re
@@ -48,16 +49,22 @@ def run(bpe) -> None:
         ok = "" if i < len(pieces) and pieces[i] == piece else "  <- differs from GPT-2's"
         rows.append([i, mine, show(piece), name + ok])
     print(table(["#", "your pretokenize", "shown", "alternative that matched"], rows, right={0}))
-    print("\nNotice: '  It' became ' ' + ' It'. The alternative \\s+(?!\\S) takes whitespace but "
-          "must not\nbe followed by a non-space, so it stops one space early and leaves that "
-          "space to the\nword: ' It' is the same token as in the middle of a sentence.")
+    print(
+        "\nNotice: '  It' became ' ' + ' It'. The alternative \\s+(?!\\S) takes whitespace but "
+        "must not\nbe followed by a non-space, so it stops one space early and leaves that "
+        "space to the\nword: ' It' is the same token as in the middle of a sentence."
+    )
 
     print()
     heading("Special tokens that overlap")
     print(f"specials = {SPECIALS}\ntext     = {SPECIAL_DEMO!r}\n")
-    rows = [["your split_on_special_tokens", bpe.split_on_special_tokens(SPECIAL_DEMO, SPECIALS)],
-            ["shortest first (wrong)", shortest_first(SPECIAL_DEMO, SPECIALS)]]
+    rows = [
+        ["your split_on_special_tokens", bpe.split_on_special_tokens(SPECIAL_DEMO, SPECIALS)],
+        ["shortest first (wrong)", shortest_first(SPECIAL_DEMO, SPECIALS)],
+    ]
     print(table(["matching", "pieces"], rows))
-    print("\nNotice: a regex alternation takes the FIRST alternative that matches, not the "
-          "longest.\nSorting the special tokens longest first makes the double token one piece "
-          "(one id).")
+    print(
+        "\nNotice: a regex alternation takes the FIRST alternative that matches, not the "
+        "longest.\nSorting the special tokens longest first makes the double token one piece "
+        "(one id)."
+    )

@@ -1,4 +1,5 @@
 """encode_iterable on a file, chunk by chunk, must give exactly what encode gives."""
+
 from __future__ import annotations
 
 import tempfile
@@ -14,7 +15,7 @@ EOT = "<|endoftext|>"
 
 def _chunks(text: str, size: int):
     for start in range(0, len(text), size):
-        yield text[start:start + size]
+        yield text[start : start + size]
 
 
 def _first_difference(a: list[int], b: list[int]) -> str:
@@ -51,11 +52,18 @@ def run(bpe) -> None:
         text = path.read_text(encoding="utf-8")
         for size in (4096, 7, 1):
             ids = list(tok.encode_iterable(_chunks(text, size)))
-            rows.append([f"chunks of {size} character{'s' if size > 1 else ''}",
-                         f"{len(ids):,}", _verdict(whole, ids)])
-        print(f"encode(whole file) gives {len(whole):,} ids. encode_iterable must give the same "
-              "ids whatever\nthe chunks: a chunk may end inside a word or inside "
-              f"{EOT!r}.\n")
+            rows.append(
+                [
+                    f"chunks of {size} character{'s' if size > 1 else ''}",
+                    f"{len(ids):,}",
+                    _verdict(whole, ids),
+                ]
+            )
+        print(
+            f"encode(whole file) gives {len(whole):,} ids. encode_iterable must give the same "
+            "ids whatever\nthe chunks: a chunk may end inside a word or inside "
+            f"{EOT!r}.\n"
+        )
         print(table(["encode_iterable over", "ids", "same as encode?"], rows, right={1}))
 
         def whole_file():
@@ -68,11 +76,20 @@ def run(bpe) -> None:
 
         size_kib = path.stat().st_size / 1024
         print(f"\nPeak memory allocated while counting the ids of this {size_kib:,.0f} KiB file:")
-        print(table(["method", "peak KiB"],
-                    [["encode(f.read())", f"{_peak_kib(whole_file):,.0f}"],
-                     ["encode_iterable(f)", f"{_peak_kib(streamed):,.0f}"]], right={1}))
-    print("\nNotice: a streamed file never has to fit in memory, which matters for 825 GB. (Your "
-          "cache\nfills up in both runs: memory that stays bounded, whatever the file size.)")
+        print(
+            table(
+                ["method", "peak KiB"],
+                [
+                    ["encode(f.read())", f"{_peak_kib(whole_file):,.0f}"],
+                    ["encode_iterable(f)", f"{_peak_kib(streamed):,.0f}"],
+                ],
+                right={1},
+            )
+        )
+    print(
+        "\nNotice: a streamed file never has to fit in memory, which matters for 825 GB. (Your "
+        "cache\nfills up in both runs: memory that stays bounded, whatever the file size.)"
+    )
 
 
 def _verdict(expected: list[int], got: list[int]) -> str:

@@ -1,4 +1,5 @@
 """How fast is your encoder, and what does that mean for a real dataset?"""
+
 from __future__ import annotations
 
 import tempfile
@@ -44,16 +45,22 @@ def run(bpe) -> None:
             fresh.encode(piece)
     no_cache = cold() / len(distinct) * len(pieces)
 
-    print(f"Tokenizer: vocab_size={VOCAB_SIZE}. Text: {n_bytes:,} bytes of held-out stories, "
-          f"{n_tokens:,} tokens,\n{len(pieces):,} pre-tokens of which {len(distinct):,} distinct "
-          f"(repetition is what a cache exploits).\n")
+    print(
+        f"Tokenizer: vocab_size={VOCAB_SIZE}. Text: {n_bytes:,} bytes of held-out stories, "
+        f"{n_tokens:,} tokens,\n{len(pieces):,} pre-tokens of which {len(distinct):,} distinct "
+        f"(repetition is what a cache exploits).\n"
+    )
     rows = []
-    for label, seconds in (("first encode (cache filling up)", first()),
-                           ("second encode (cache warm)", second()),
-                           ("no cache hits (estimated)", no_cache)):
+    for label, seconds in (
+        ("first encode (cache filling up)", first()),
+        ("second encode (cache warm)", second()),
+        ("no cache hits (estimated)", no_cache),
+    ):
         rate = n_bytes / max(seconds, 1e-9)
         rows.append([label, f"{seconds:.3f}", f"{rate / 1e6:.2f}", _duration(PILE_BYTES / rate)])
     print(table(["run", "seconds", "MB/s", "time for 825 GB (one core)"], rows, right={1, 2}))
-    print("\n'No cache hits' times each distinct pre-token once on a fresh tokenizer and scales "
-          "up to\nall pre-tokens: what encode would cost if it recomputed every word. Real "
-          "pipelines also\nsplit the data into chunks (at special tokens) and use every core.")
+    print(
+        "\n'No cache hits' times each distinct pre-token once on a fresh tokenizer and scales "
+        "up to\nall pre-tokens: what encode would cost if it recomputed every word. Real "
+        "pipelines also\nsplit the data into chunks (at special tokens) and use every core."
+    )

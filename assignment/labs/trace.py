@@ -1,4 +1,5 @@
 """Watch character-level BPE learn, one merge at a time, on "low lower lowest"."""
+
 from __future__ import annotations
 
 from ._common import heading, show, table
@@ -20,20 +21,36 @@ def run(bpe) -> None:
     rows = [["start", "", "", "", len(ids), _tokens(ids, t.vocab)]]
     for step, ((a, b), new_id) in enumerate(t.merges, start=1):
         merged = bpe.merge(ids, (a, b), new_id)
-        rows.append([step, f"{show(t.vocab[a])} + {show(t.vocab[b])}",
-                     f"{new_id} = {show(t.vocab[new_id])}", len(ids) - len(merged), len(merged),
-                     _tokens(merged, t.vocab)])
+        rows.append(
+            [
+                step,
+                f"{show(t.vocab[a])} + {show(t.vocab[b])}",
+                f"{new_id} = {show(t.vocab[new_id])}",
+                len(ids) - len(merged),
+                len(merged),
+                _tokens(merged, t.vocab),
+            ]
+        )
         ids = merged
-    print(f"{len(TEXT)} characters, {n_chars - 1} distinct (ids 1-{n_chars - 1}; id 0 is the "
-          f"unknown token). '·' is a space.\n")
-    print(table(["step", "merge", "new token", "replaced", "tokens", "text as tokens"], rows,
-                right={0, 3, 4}))
+    print(
+        f"{len(TEXT)} characters, {n_chars - 1} distinct (ids 1-{n_chars - 1}; id 0 is the "
+        f"unknown token). '·' is a space.\n"
+    )
+    print(
+        table(["step", "merge", "new token", "replaced", "tokens", "text as tokens"], rows, right={0, 3, 4})
+    )
     final = t.encode(TEXT)
-    print(f"\nAsked for 10 merges, learned {len(t.merges)}: after that no pair occurs twice, "
-          "so training stops early.")
+    print(
+        f"\nAsked for 10 merges, learned {len(t.merges)}: after that no pair occurs twice, "
+        "so training stops early."
+    )
     print(f"encode({TEXT!r}) = {final}: {len(TEXT)} characters -> {len(final)} tokens.")
     if final != ids:
-        print("WARNING: encode() does not agree with replaying the merges above. "
-              "Check that encode applies the merges in the order they were learned.")
-    print("\nNotice: in step 1, 'l'+'o' and 'o'+'w' both occur 3 times; 'l'+'o' wins because "
-          "its first occurrence comes earlier. Each merge shortens the text by its count.")
+        print(
+            "WARNING: encode() does not agree with replaying the merges above. "
+            "Check that encode applies the merges in the order they were learned."
+        )
+    print(
+        "\nNotice: in step 1, 'l'+'o' and 'o'+'w' both occur 3 times; 'l'+'o' wins because "
+        "its first occurrence comes earlier. Each merge shortens the text by its count."
+    )

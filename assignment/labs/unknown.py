@@ -1,4 +1,5 @@
 """What happens to text a tokenizer has never seen: character-level vs byte-level."""
+
 from __future__ import annotations
 
 from ._common import byte_vocab, heading, table
@@ -29,7 +30,9 @@ def run(bpe) -> None:
         back = byte_level.decode(ids)
         rows.append([repr(word), data.hex(" "), ids, repr(back), "yes" if back == word else "NO"])
     print(table(["text", "UTF-8 bytes (hex)", "ids", "decode(ids)", "same text?"], rows))
-    print("\nNotice: 'C', '안', '녕' and '😀' never occur in the training text, so the character-"
-          "level\ntokenizer maps them to id 0 and decodes them as '\ufffd': the text is lost. "
-          "Byte-level BPE\nspells them with their UTF-8 bytes (3 per Hangul syllable, 4 for the "
-          "emoji) and gets them back exactly.")
+    print(
+        "\nNotice: 'C', '안', '녕' and '😀' never occur in the training text, so the character-"
+        "level\ntokenizer maps them to id 0 and decodes them as '\ufffd': the text is lost. "
+        "Byte-level BPE\nspells them with their UTF-8 bytes (3 per Hangul syllable, 4 for the "
+        "emoji) and gets them back exactly."
+    )

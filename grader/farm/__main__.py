@@ -1,4 +1,5 @@
 """python -m grader.farm {grade,merge,report}: grade a class, combine shards, render the report."""
+
 from __future__ import annotations
 
 import argparse
@@ -33,15 +34,27 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--jobs", type=int, default=1, help="students graded in parallel (default 1)")
     g.add_argument("--shard", default=None, help="K/N: grade only shard K of N of the sorted roster")
     g.add_argument("--force", action="store_true", help="regrade students that already have a result")
-    g.add_argument("--budget", type=float, default=DEFAULT_BUDGET,
-                   help=f"wall-clock seconds per student (default {DEFAULT_BUDGET:g})")
+    g.add_argument(
+        "--budget",
+        type=float,
+        default=DEFAULT_BUDGET,
+        help=f"wall-clock seconds per student (default {DEFAULT_BUDGET:g})",
+    )
     g.add_argument("--grade-fn", default=DEFAULT_GRADE_FN, help=argparse.SUPPRESS)
-    g.add_argument("--tests", default=None, metavar="EXPR",
-                   help="grade only the graded tests matching this pytest -k expression (a quick pass)")
-    g.add_argument("--allow-weak-isolation", action="store_true",
-                   help="grade even without root: students' code then runs as you and can reach the kit")
-    g.add_argument("--grade-kwargs", default="{}",
-                   help="extra keyword arguments for grader.api.grade, as JSON")
+    g.add_argument(
+        "--tests",
+        default=None,
+        metavar="EXPR",
+        help="grade only the graded tests matching this pytest -k expression (a quick pass)",
+    )
+    g.add_argument(
+        "--allow-weak-isolation",
+        action="store_true",
+        help="grade even without root: students' code then runs as you and can reach the kit",
+    )
+    g.add_argument(
+        "--grade-kwargs", default="{}", help="extra keyword arguments for grader.api.grade, as JSON"
+    )
     m = sub.add_parser("merge", help="combine shard outputs; reports missing and duplicate students")
     m.add_argument("inputs", type=Path, nargs="+")
     m.add_argument("--out", type=Path, required=True)
@@ -60,9 +73,11 @@ def main(argv=None) -> int:
                 raise RosterError("--budget must be a positive number of seconds")
             level = isolation_level()
             if level == "process-group" and not args.allow_weak_isolation:
-                raise RosterError("grading a class needs root (e.g. `sudo make class ...`): without it, "
-                                  "students' code runs as you and could change the kit or other students' "
-                                  "results. Pass --allow-weak-isolation to grade anyway.")
+                raise RosterError(
+                    "grading a class needs root (e.g. `sudo make class ...`): without it, "
+                    "students' code runs as you and could change the kit or other students' "
+                    "results. Pass --allow-weak-isolation to grade anyway."
+                )
             shard = parse_shard(args.shard) if args.shard else None
             try:
                 kwargs = json.loads(args.grade_kwargs)
@@ -74,11 +89,21 @@ def main(argv=None) -> int:
             if args.tests:
                 kwargs["tests"] = args.tests
             try:
-                recs = grade_all(args.submissions, args.out, jobs=args.jobs, shard=shard, force=args.force,
-                                 budget=args.budget, grade_fn=args.grade_fn, grade_kwargs=kwargs)
+                recs = grade_all(
+                    args.submissions,
+                    args.out,
+                    jobs=args.jobs,
+                    shard=shard,
+                    force=args.force,
+                    budget=args.budget,
+                    grade_fn=args.grade_fn,
+                    grade_kwargs=kwargs,
+                )
             except KeyboardInterrupt:
-                print(f"interrupted: results graded so far are kept in {args.out}; rerun to continue",
-                      file=sys.stderr)
+                print(
+                    f"interrupted: results graded so far are kept in {args.out}; rerun to continue",
+                    file=sys.stderr,
+                )
                 return 130
             gradebook.write(args.out, recs)
             report.write(args.out, recs)
@@ -89,7 +114,10 @@ def main(argv=None) -> int:
             recs = output_records(args.out)
             report.write(args.out, recs)
             for line in rep.lines():
-                print(line, file=sys.stderr if line.startswith(("problem", "missing", "duplicate")) else sys.stdout)
+                print(
+                    line,
+                    file=sys.stderr if line.startswith(("problem", "missing", "duplicate")) else sys.stdout,
+                )
             print(f"wrote {args.out}/gradebook.csv, grades.json, report.html")
             return 0 if rep.complete else 1
         recs = output_records(args.out)

@@ -1,4 +1,5 @@
 """Grade a directory of submissions: parallel, resumable, optionally one shard of the class."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,12 @@ DEFAULT_BUDGET = 900.0
 def _is_current(rec: dict | None, fp: str, config: str) -> bool:
     """A kept record is reused unless it was an infrastructure failure, or the submission or the
     way of grading it (grade function, test selection) changed since."""
-    return (rec is not None and rec["status"] != records.GRADER_ERROR and rec.get("fingerprint") == fp
-            and rec.get("config") == config)
+    return (
+        rec is not None
+        and rec["status"] != records.GRADER_ERROR
+        and rec.get("fingerprint") == fp
+        and rec.get("config") == config
+    )
 
 
 class Manifest:
@@ -30,8 +35,14 @@ class Manifest:
     def __init__(self, out: Path, roster: list[str], assigned: list[str], shard, source: Path):
         self.path = out / MANIFEST
         self.lock = threading.Lock()
-        self.data = {"format": 1, "source": str(source), "shard": list(shard) if shard else None,
-                     "roster": roster, "assigned": assigned, "status": {}}
+        self.data = {
+            "format": 1,
+            "source": str(source),
+            "shard": list(shard) if shard else None,
+            "roster": roster,
+            "assigned": assigned,
+            "status": {},
+        }
 
     def write(self) -> None:
         with self.lock:
@@ -43,9 +54,18 @@ class Manifest:
             records.write_json_atomic(self.path, self.data)
 
 
-def grade_all(submissions: Path, out: Path, *, jobs: int = 1, shard: tuple[int, int] | None = None,
-              force: bool = False, budget: float = DEFAULT_BUDGET, grade_fn: str = DEFAULT_GRADE_FN,
-              grade_kwargs: dict | None = None, stream=None) -> dict[str, dict]:
+def grade_all(
+    submissions: Path,
+    out: Path,
+    *,
+    jobs: int = 1,
+    shard: tuple[int, int] | None = None,
+    force: bool = False,
+    budget: float = DEFAULT_BUDGET,
+    grade_fn: str = DEFAULT_GRADE_FN,
+    grade_kwargs: dict | None = None,
+    stream=None,
+) -> dict[str, dict]:
     """Grade every submission of this shard not graded yet; returns this shard's records by student."""
     entries = discover(submissions)
     mine = in_shard(entries, *shard) if shard else entries
@@ -67,9 +87,20 @@ def grade_all(submissions: Path, out: Path, *, jobs: int = 1, shard: tuple[int, 
     live: set = set()
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        futures = {pool.submit(grade_one, e, out, fingerprint=fp, config=config, budget=budget,
-                               grade_fn=grade_fn, grade_kwargs=grade_kwargs or {}, live=live): e
-                   for e, fp in todo}
+        futures = {
+            pool.submit(
+                grade_one,
+                e,
+                out,
+                fingerprint=fp,
+                config=config,
+                budget=budget,
+                grade_fn=grade_fn,
+                grade_kwargs=grade_kwargs or {},
+                live=live,
+            ): e
+            for e, fp in todo
+        }
         for fut in as_completed(futures):
             rec = fut.result()
             done[rec["student"]] = rec

@@ -3,6 +3,7 @@
 Both are pure functions of the records with timings left out, so the same class graded in one run
 or in N merged shards gives byte-identical files.
 """
+
 from __future__ import annotations
 
 import csv
@@ -36,9 +37,16 @@ def rows(recs: dict[str, dict]) -> tuple[list[str], list[dict]]:
         points = {}
         for t in (rec.get("results") or {}).get("tests", []):
             points[test_column(t)] = float(t.get("score", 0.0))
-        out.append({"student": student, "status": rec["status"],
-                    "total": rec["score"] if rec["status"] == records.GRADED else None,
-                    "max_total": rec["max_score"], "points": points, "message": rec["message"]})
+        out.append(
+            {
+                "student": student,
+                "status": rec["status"],
+                "total": rec["score"] if rec["status"] == records.GRADED else None,
+                "max_total": rec["max_score"],
+                "points": points,
+                "message": rec["message"],
+            }
+        )
     return cols, out
 
 

@@ -1,10 +1,11 @@
 """Combine shard outputs into one class output, saying what is missing or graded twice."""
+
 from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from . import gradebook, records
@@ -20,9 +21,9 @@ class MergeError(ValueError):
 @dataclass
 class MergeReport:
     students: int = 0
-    missing: list[str] = field(default_factory=list)          # on a roster, graded nowhere
+    missing: list[str] = field(default_factory=list)  # on a roster, graded nowhere
     duplicates: dict[str, list[str]] = field(default_factory=dict)  # student -> inputs holding them
-    problems: list[str] = field(default_factory=list)          # shard coverage, roster mismatches
+    problems: list[str] = field(default_factory=list)  # shard coverage, roster mismatches
 
     @property
     def complete(self) -> bool:
@@ -58,8 +59,10 @@ def _check_shards(manifests: list[tuple[Path, dict]], report: MergeReport) -> No
         return
     totals = {s[1] for _, s in sharded}
     if len(totals) > 1 or len(sharded) != len(shards):
-        report.problems.append("inputs were sharded differently: " +
-                               ", ".join(f"{p.name}={'/'.join(map(str, s)) if s else 'unsharded'}" for p, s in shards))
+        report.problems.append(
+            "inputs were sharded differently: "
+            + ", ".join(f"{p.name}={'/'.join(map(str, s)) if s else 'unsharded'}" for p, s in shards)
+        )
         return
     n = totals.pop()
     seen: dict[int, list[str]] = {}
@@ -82,15 +85,18 @@ def merge(inputs: list[Path], out: Path) -> MergeReport:
     _check_shards([(p, m) for p, m, _ in loaded], report)
     rosters = {tuple(m["roster"]) for _, m, _ in loaded}
     if len(rosters) > 1:
-        report.problems.append("the inputs were graded from different submission directories (rosters differ)")
+        report.problems.append(
+            "the inputs were graded from different submission directories (rosters differ)"
+        )
     roster = sorted({s for r in rosters for s in r})
     holders: dict[str, list[tuple[Path, dict]]] = {}
     for p, _, recs in loaded:
         for s, rec in recs.items():
             holders.setdefault(s, []).append((p, rec))
     # Graded twice: keep the best status (graded > unreadable > grader error), then the latest run.
-    chosen = {s: min(held, key=lambda h: (_RANK[h[1]["status"]], _later_first(h[1])))
-              for s, held in holders.items()}
+    chosen = {
+        s: min(held, key=lambda h: (_RANK[h[1]["status"]], _later_first(h[1]))) for s, held in holders.items()
+    }
     report.duplicates = {s: [p.name for p, _ in held] for s, held in holders.items() if len(held) > 1}
     report.missing = [s for s in roster if s not in chosen]
     out.mkdir(parents=True, exist_ok=True)
@@ -100,9 +106,18 @@ def merge(inputs: list[Path], out: Path) -> MergeReport:
             shutil.rmtree(dest)
         shutil.copytree(records.student_dir(p, s), dest)
     merged = {s: rec for s, (_, rec) in sorted(chosen.items())}
-    records.write_json_atomic(out / MANIFEST, {
-        "format": 1, "source": None, "shard": None, "merged_from": [str(p) for p in inputs],
-        "roster": roster, "assigned": roster, "status": {s: r["status"] for s, r in merged.items()}})
+    records.write_json_atomic(
+        out / MANIFEST,
+        {
+            "format": 1,
+            "source": None,
+            "shard": None,
+            "merged_from": [str(p) for p in inputs],
+            "roster": roster,
+            "assigned": roster,
+            "status": {s: r["status"] for s, r in merged.items()},
+        },
+    )
     gradebook.write(out, merged)
     report.students = len(merged)
     return report

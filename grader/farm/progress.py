@@ -1,4 +1,5 @@
 """Progress on the terminal: one redrawn bar on a TTY, one plain line per student otherwise (CI logs)."""
+
 from __future__ import annotations
 
 import sys
@@ -17,7 +18,7 @@ class Progress:
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.total, self.done, self.width = total, 0, width
-        self.counts = {s: 0 for s in records.STATUSES}
+        self.counts = dict.fromkeys(records.STATUSES, 0)
         self.t0 = time.monotonic()
         if skipped:
             self._line(f"{skipped} already graded (kept; --force regrades them)")
@@ -38,15 +39,22 @@ class Progress:
             filled = self.width * self.done // max(self.total, 1)
             eta = elapsed / self.done * (self.total - self.done)
             bar = "#" * filled + "." * (self.width - filled)
-            self.stream.write(f"\r\033[K[{bar}] {self.done}/{self.total}  graded {self.counts['graded']}"
-                              f"  errors {self.counts['grader_error']}"
-                              f"  unreadable {self.counts['unreadable_submission']}  eta {_clock(eta)}")
+            self.stream.write(
+                f"\r\033[K[{bar}] {self.done}/{self.total}  graded {self.counts['graded']}"
+                f"  errors {self.counts['grader_error']}"
+                f"  unreadable {self.counts['unreadable_submission']}  eta {_clock(eta)}"
+            )
             self.stream.flush()
         else:
-            what = (f"{rec['score']:g}/{rec['max_score']:g}" if rec["status"] == records.GRADED
-                    else rec["message"][:150])
-            self._line(f"[{self.done}/{self.total}] {rec['student']}: {rec['status']}: {what}"
-                       f" ({rec['timing']['seconds']:.1f} s)")
+            what = (
+                f"{rec['score']:g}/{rec['max_score']:g}"
+                if rec["status"] == records.GRADED
+                else rec["message"][:150]
+            )
+            self._line(
+                f"[{self.done}/{self.total}] {rec['student']}: {rec['status']}: {what}"
+                f" ({rec['timing']['seconds']:.1f} s)"
+            )
 
     def finish(self) -> None:
         if self.tty and self.done:

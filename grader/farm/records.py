@@ -4,6 +4,7 @@ A record is the commit point of grading one student: `students/<id>/record.json`
 atomic rename) only once everything else for that student is on disk, so a run killed at any moment
 leaves either a complete record or none.
 """
+
 from __future__ import annotations
 
 import json
@@ -90,8 +91,19 @@ def read_records(out: Path) -> dict[str, dict]:
     return found
 
 
-def make_record(student: str, source: str, fingerprint: str, status: str, *, results: dict | None = None,
-                config: str = "", message: str = "", details: str = "", seconds: float = 0.0, started: str = "") -> dict:
+def make_record(
+    student: str,
+    source: str,
+    fingerprint: str,
+    status: str,
+    *,
+    results: dict | None = None,
+    config: str = "",
+    message: str = "",
+    details: str = "",
+    seconds: float = 0.0,
+    started: str = "",
+) -> dict:
     score = max_score = None
     if status == GRADED and results is not None:
         score = float(results.get("score", 0.0))

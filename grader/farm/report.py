@@ -4,6 +4,7 @@ Shows the score histogram, how often each test fails, the distribution of speed-
 students the grader could not grade (each linking to that student's feedback further down the page),
 and every student's feedback.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -31,14 +32,18 @@ def histogram_svg(counts: list[int], labels: list[str], *, title: str, css_class
     """Vertical bars, one per bin, each with its count above and its label below."""
     w, h, pad, bw = 640, 220, 30, 640 // max(len(counts), 1)
     top = max(counts) if counts and max(counts) else 1
-    parts = [f'<svg class="{css_class}" role="img" aria-label="{escape(title)}" width="{w}" '
-             f'height="{h + 2 * pad}" viewBox="0 0 {w} {h + 2 * pad}" xmlns="http://www.w3.org/2000/svg">',
-             f"<title>{escape(title)}</title>"]
+    parts = [
+        f'<svg class="{css_class}" role="img" aria-label="{escape(title)}" width="{w}" '
+        f'height="{h + 2 * pad}" viewBox="0 0 {w} {h + 2 * pad}" xmlns="http://www.w3.org/2000/svg">',
+        f"<title>{escape(title)}</title>",
+    ]
     for i, (c, label) in enumerate(zip(counts, labels)):
         bh = round(h * c / top)
         x = i * bw
-        parts.append(f'<rect data-bin="{escape(label)}" data-count="{c}" x="{x + 2}" y="{pad + h - bh}" '
-                     f'width="{bw - 4}" height="{bh}" fill="#3867d6"/>')
+        parts.append(
+            f'<rect data-bin="{escape(label)}" data-count="{c}" x="{x + 2}" y="{pad + h - bh}" '
+            f'width="{bw - 4}" height="{bh}" fill="#3867d6"/>'
+        )
         parts.append(f'<text x="{x + bw / 2}" y="{pad + h - bh - 4}" text-anchor="middle">{c}</text>')
         parts.append(f'<text x="{x + bw / 2}" y="{pad + h + 16}" text-anchor="middle">{escape(label)}</text>')
     parts.append("</svg>")
@@ -69,24 +74,31 @@ def ratio_bins(values: list[float]) -> tuple[list[int], list[str]]:
 
 def _student_section(rec: dict) -> str:
     s = rec["student"]
-    head = (f'<section class="student" id="student-{escape(s)}"><h3>{escape(s)} — '
-            f'<span class="{rec["status"]}">{rec["status"]}</span>')
+    head = (
+        f'<section class="student" id="student-{escape(s)}"><h3>{escape(s)} — '
+        f'<span class="{rec["status"]}">{rec["status"]}</span>'
+    )
     if rec["status"] == records.GRADED:
         head += f" — {rec['score']:g}/{rec['max_score']:g}"
     parts = [head + "</h3>", f"<p>submitted as <code>{escape(rec['source'])}</code></p>"]
     if rec["message"]:
         parts.append(f"<pre>{escape(rec['message'])}</pre>")
     if rec.get("details"):
-        parts.append(f"<details><summary>grader output</summary><pre>{escape(rec['details'])}</pre></details>")
+        parts.append(
+            f"<details><summary>grader output</summary><pre>{escape(rec['details'])}</pre></details>"
+        )
     results = rec.get("results") or {}
     if results.get("output"):
         parts.append(f"<pre>{escape(str(results['output'])[:OUTPUT_CAP])}</pre>")
     for t in results.get("tests", []):
         ok = float(t.get("score", 0)) >= float(t.get("max_score", 0))
         out = str(t.get("output") or "")[:OUTPUT_CAP]
-        parts.append(f'<details{"" if ok else " open"}><summary>{escape(test_column(t))}: '
-                     f'{float(t.get("score", 0)):g}/{float(t.get("max_score", 0)):g}</summary>'
-                     + (f"<pre>{escape(out)}</pre>" if out else "") + "</details>")
+        parts.append(
+            f"<details{'' if ok else ' open'}><summary>{escape(test_column(t))}: "
+            f"{float(t.get('score', 0)):g}/{float(t.get('max_score', 0)):g}</summary>"
+            + (f"<pre>{escape(out)}</pre>" if out else "")
+            + "</details>"
+        )
     return "".join(parts) + "</section>"
 
 
@@ -96,15 +108,21 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
     totals = [r["total"] for r in graded]
     max_total = max((r["max_total"] or 0 for r in graded), default=100.0) or 100.0
     counts = {s: sum(r["status"] == s for r in table) for s in records.STATUSES}
-    kpi = [f"<span>{len(table)} students</span>"] + [f'<span class="{s}">{n} {s}</span>' for s, n in counts.items()]
+    kpi = [f"<span>{len(table)} students</span>"] + [
+        f'<span class="{s}">{n} {s}</span>' for s, n in counts.items()
+    ]
     if totals:
-        kpi.append(f"<span>mean {statistics.fmean(totals):.1f}</span><span>median {statistics.median(totals):g}</span>")
+        kpi.append(
+            f"<span>mean {statistics.fmean(totals):.1f}</span><span>median {statistics.median(totals):g}</span>"
+        )
     body = [f"<h1>{escape(title)}</h1>", f'<p class="kpi">{"".join(kpi)}</p>']
 
     body.append('<h2 id="scores">Score histogram</h2>')
     if totals:
         c, labels = score_bins(totals, max_total)
-        body.append(histogram_svg(c, labels, title=f"totals of {len(totals)} graded students", css_class="scores"))
+        body.append(
+            histogram_svg(c, labels, title=f"totals of {len(totals)} graded students", css_class="scores")
+        )
     else:
         body.append("<p>No student was graded.</p>")
 
@@ -120,9 +138,11 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
             took = [r for r in graded if col in r["points"]]
             failed = sum(r["points"][col] < maxes.get(r["student"], 0) for r in took)
             rate = failed / len(took) if took else 0.0
-            body.append(f'<tr data-test="{escape(col)}" data-failure-rate="{rate:.4f}"><td>{escape(col)}</td>'
-                        f'<td class="n">{failed}/{len(took)} ({rate:.0%})</td>'
-                        f'<td><span class="bar" style="width:{rate * 12:.2f}rem"></span></td></tr>')
+            body.append(
+                f'<tr data-test="{escape(col)}" data-failure-rate="{rate:.4f}"><td>{escape(col)}</td>'
+                f'<td class="n">{failed}/{len(took)} ({rate:.0%})</td>'
+                f'<td><span class="bar" style="width:{rate * 12:.2f}rem"></span></td></tr>'
+            )
         body.append("</table>")
     else:
         body.append("<p>No test results.</p>")
@@ -132,16 +152,22 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
     if rs:
         c, labels = ratio_bins([v for _, _, v in rs])
         over = sum(v >= 1 for _, _, v in rs)
-        body.append(f"<p>time taken ÷ calibrated budget, from the speed tests' output: {len(rs)} measurements, "
-                    f"{over} at or over budget (≥ 1 fails).</p>")
+        body.append(
+            f"<p>time taken ÷ calibrated budget, from the speed tests' output: {len(rs)} measurements, "
+            f"{over} at or over budget (≥ 1 fails).</p>"
+        )
         body.append(histogram_svg(c, labels, title="speed-gate ratios", css_class="ratios"))
-        body.append('<table class="gates"><tr><th>gate</th><th>measured</th><th>median</th><th>max</th>'
-                    "<th>over budget</th></tr>")
+        body.append(
+            '<table class="gates"><tr><th>gate</th><th>measured</th><th>median</th><th>max</th>'
+            "<th>over budget</th></tr>"
+        )
         for gate in sorted({g for _, g, _ in rs}):
             vs = [v for _, g, v in rs if g == gate]
-            body.append(f'<tr data-gate="{escape(gate)}"><td>{escape(gate)}</td><td class="n">{len(vs)}</td>'
-                        f'<td class="n">{statistics.median(vs):.2f}</td><td class="n">{max(vs):.2f}</td>'
-                        f'<td class="n">{sum(v >= 1 for v in vs)}</td></tr>')
+            body.append(
+                f'<tr data-gate="{escape(gate)}"><td>{escape(gate)}</td><td class="n">{len(vs)}</td>'
+                f'<td class="n">{statistics.median(vs):.2f}</td><td class="n">{max(vs):.2f}</td>'
+                f'<td class="n">{sum(v >= 1 for v in vs)}</td></tr>'
+            )
         body.append("</table>")
     else:
         body.append("<p>No speed-gate ratios in the test output.</p>")
@@ -151,16 +177,22 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
     if bad:
         body.append('<ul class="errors">')
         for r in bad:
-            body.append(f'<li class="{r["status"]}"><a href="#student-{escape(r["student"])}">{escape(r["student"])}</a>'
-                        f' — {r["status"]}: {escape(r["message"][:300])}</li>')
+            body.append(
+                f'<li class="{r["status"]}"><a href="#student-{escape(r["student"])}">{escape(r["student"])}</a>'
+                f" — {r['status']}: {escape(r['message'][:300])}</li>"
+            )
         body.append("</ul>")
     else:
         body.append("<p>Every submission was graded.</p>")
 
     body.append('<h2 id="feedback">Feedback per student</h2>')
     body += [_student_section(recs[s]) for s in sorted(recs)]
-    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(title)}</title><style>{CSS}</style></head><body>" + "\n".join(body) + "</body></html>\n")
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
+        + "\n".join(body)
+        + "</body></html>\n"
+    )
 
 
 def write(out: Path, recs: dict[str, dict] | None = None) -> Path:

@@ -3,6 +3,7 @@
 Shards split the SORTED roster by index modulo N, so every machine that sees the same directory
 agrees on who grades whom, and the shards differ in size by at most one.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,8 +38,10 @@ def discover(submissions: Path) -> list[Entry]:
     clashes = {k: v for k, v in by_id.items() if len(v) > 1}
     if clashes:
         sid, paths = sorted(clashes.items())[0]
-        raise RosterError(f"{submissions}: student {sid!r} has more than one submission: "
-                          + ", ".join(sorted(q.name for q in paths)))
+        raise RosterError(
+            f"{submissions}: student {sid!r} has more than one submission: "
+            + ", ".join(sorted(q.name for q in paths))
+        )
     return [Entry(sid, paths[0]) for sid, paths in sorted(by_id.items())]
 
 

@@ -7,6 +7,7 @@ are the phrasings relied on:
                                                                               -> 1.5 (a lower bound)
     "ratio to budget: 0.42"                                                  -> 0.42
 """
+
 from __future__ import annotations
 
 import re
@@ -29,6 +30,7 @@ def ratios_in(text: str) -> list[float]:
 def ratios(recs: dict[str, dict]) -> list[tuple[str, str, float]]:
     """(student, test column, ratio) for every ratio stated in every graded student's test output."""
     from .gradebook import test_column
+
     found = []
     for student in sorted(recs):
         for t in (recs[student].get("results") or {}).get("tests", []):

@@ -4,6 +4,7 @@ Finding the package is `grader.submission.find_package`, the same rule `make gra
 the top or some folders down, or the package's own files loose in a folder. Zips go through the
 grader's guarded extraction (no absolute or `..` paths, no links, capped size and file count).
 """
+
 from __future__ import annotations
 
 import hashlib

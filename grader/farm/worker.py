@@ -4,6 +4,7 @@ Grading runs pytest in the trusted process, so every student gets a fresh interp
 previous student's run imported, cached or leaked can touch the next one, and the parent can kill
 the whole process group when the student's wall-clock budget is spent.
 """
+
 from __future__ import annotations
 
 import argparse

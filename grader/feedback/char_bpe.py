@@ -1,5 +1,8 @@
 """A trusted character-level BPE (Part 1), to compute expected results for generated texts."""
+
 from __future__ import annotations
+
+import itertools
 
 UNKNOWN = "\ufffd"
 
@@ -11,7 +14,7 @@ def train(text: str, num_merges: int) -> tuple[list[str], list]:
     merges = []
     for _ in range(num_merges):
         counts: dict[tuple[int, int], int] = {}
-        for pair in zip(ids, ids[1:]):
+        for pair in itertools.pairwise(ids):
             if "\n" not in vocab[pair[0]] + vocab[pair[1]]:
                 counts[pair] = counts.get(pair, 0) + 1
         if not counts or max(counts.values()) < 2:

@@ -4,7 +4,10 @@ Per pre-token it repeatedly merges the adjacent pair with the lowest merge rank,
 left to right, until no ranked pair is left: GPT-2's rule, written for clarity. Results are memoized
 per pre-token so that checking a multi-MB stream stays quick.
 """
+
 from __future__ import annotations
+
+import itertools
 
 import regex
 
@@ -32,7 +35,7 @@ class TrustedEncoder:
     def _merge_uncached(self, word: bytes) -> list[int]:
         parts = [bytes([b]) for b in word]
         while len(parts) > 1:
-            ranked = [(self.ranks[p], p) for p in zip(parts, parts[1:]) if p in self.ranks]
+            ranked = [(self.ranks[p], p) for p in itertools.pairwise(parts) if p in self.ranks]
             if not ranked:
                 break
             _, pair = min(ranked)

@@ -1,4 +1,5 @@
 """Checks for encoding against golden ids, shared by the public and the hidden graded tests."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ class TokenizerFacts:
     special_tokens: list[str]
 
     @classmethod
-    def of(cls, vocab: dict[int, bytes], special_tokens=None) -> "TokenizerFacts":
+    def of(cls, vocab: dict[int, bytes], special_tokens=None) -> TokenizerFacts:
         specials = list(dict.fromkeys(special_tokens or []))
         return cls(golden.with_specials(vocab, specials), specials)
 
@@ -38,25 +39,33 @@ def explain_ids(facts: TokenizerFacts, text: str, expected: list[int], got: list
     if got == expected:
         return None
     vocab = facts.vocab
-    lines = [f"encode({text!r}) is wrong.",
-             f"  expected {expected}",
-             f"         = {_tokens(vocab, expected)}",
-             f"  got      {got}",
-             f"         = {_tokens(vocab, got)}"]
+    lines = [
+        f"encode({text!r}) is wrong.",
+        f"  expected {expected}",
+        f"         = {_tokens(vocab, expected)}",
+        f"  got      {got}",
+        f"         = {_tokens(vocab, got)}",
+    ]
     k = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
     lines.append(f"  the first difference is at position {k}.")
     same_bytes = all(i in vocab for i in got) and b"".join(vocab[i] for i in got) == text.encode("utf-8")
     specials = [s for s in facts.special_tokens if s in text]
     if specials and any(facts.id_of(s.encode("utf-8")) not in got for s in specials):
-        lines.append("Hint: each special token must become its single id; when special tokens overlap, "
-                     "the longest one wins.")
+        lines.append(
+            "Hint: each special token must become its single id; when special tokens overlap, "
+            "the longest one wins."
+        )
     elif same_bytes:
-        lines.append("Hint: your tokens spell the right bytes but are split differently. Inside each "
-                     "pre-token, repeatedly merge the pair with the LOWEST merge rank (the earliest "
-                     "learned merge) until no learned pair is left.")
+        lines.append(
+            "Hint: your tokens spell the right bytes but are split differently. Inside each "
+            "pre-token, repeatedly merge the pair with the LOWEST merge rank (the earliest "
+            "learned merge) until no learned pair is left."
+        )
     elif all(i in vocab for i in got):
-        lines.append(f"Hint: your tokens spell {b''.join(vocab[i] for i in got)!r}, which is not the text's "
-                     f"UTF-8 bytes {text.encode('utf-8')!r}.")
+        lines.append(
+            f"Hint: your tokens spell {b''.join(vocab[i] for i in got)!r}, which is not the text's "
+            f"UTF-8 bytes {text.encode('utf-8')!r}."
+        )
     return "\n".join(lines)
 
 

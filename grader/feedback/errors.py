@@ -1,4 +1,5 @@
 """`expect_error`: like pytest.raises, but the failure says what was called and why it must fail."""
+
 from __future__ import annotations
 
 
@@ -11,7 +12,10 @@ def expect_error(expected: type[BaseException], call, description: str, why: str
     except NotImplementedError:
         raise  # a stub: reported as "not implemented", not as a wrong exception
     except Exception as error:  # the student's exception, of another type
-        raise AssertionError(f"{description} should raise {expected.__name__} ({why}), but it raised "
-                             f"{getattr(error, 'remote_type', type(error).__name__)}: {error}") from None
-    raise AssertionError(f"{description} should raise {expected.__name__} ({why}), but it returned "
-                         f"{value!r:.200}")
+        raise AssertionError(
+            f"{description} should raise {expected.__name__} ({why}), but it raised "
+            f"{getattr(error, 'remote_type', type(error).__name__)}: {error}"
+        ) from None
+    raise AssertionError(
+        f"{description} should raise {expected.__name__} ({why}), but it returned {value!r:.200}"
+    )

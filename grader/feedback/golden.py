@@ -18,6 +18,7 @@ Formats, chosen so that a fixture diff reads like a story:
                             steps.txt, mistakes/); `speed/<gate>/ids.txt` the encoding gates'
                             expected ids, as a count and one sha256 per block of ids.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -59,8 +60,10 @@ def parse_vocab(text: str) -> dict[int, bytes]:
 
 
 def format_texts(rows: list[tuple[str, list[int]]]) -> str:
-    return "".join(json.dumps({"ids": ids, "text": text}, sort_keys=True, ensure_ascii=False) + "\n"
-                   for text, ids in rows)
+    return "".join(
+        json.dumps({"ids": ids, "text": text}, sort_keys=True, ensure_ascii=False) + "\n"
+        for text, ids in rows
+    )
 
 
 def parse_texts(text: str) -> list[tuple[str, list[int]]]:
@@ -127,12 +130,16 @@ BLOCK_IDS = 4096
 
 def id_blocks(ids: list[int]) -> list[str]:
     """sha256 of each block of BLOCK_IDS ids: enough to check a long answer and to say where it goes wrong."""
-    return [hashlib.sha256(",".join(map(str, ids[i:i + BLOCK_IDS])).encode("ascii")).hexdigest()
-            for i in range(0, len(ids), BLOCK_IDS)]
+    return [
+        hashlib.sha256(",".join(map(str, ids[i : i + BLOCK_IDS])).encode("ascii")).hexdigest()
+        for i in range(0, len(ids), BLOCK_IDS)
+    ]
 
 
 def format_id_digest(about: str, ids: list[int]) -> str:
-    return f"# {about}\nids {len(ids)}\n" + "".join(f"{i * BLOCK_IDS} {h}\n" for i, h in enumerate(id_blocks(ids)))
+    return f"# {about}\nids {len(ids)}\n" + "".join(
+        f"{i * BLOCK_IDS} {h}\n" for i, h in enumerate(id_blocks(ids))
+    )
 
 
 class IdDigest:
@@ -148,7 +155,9 @@ class IdDigest:
         got = id_blocks(ids)
         if len(ids) == self.count and got == self.blocks:
             return None
-        k = next((i for i, (e, g) in enumerate(zip(self.blocks, got)) if e != g), min(len(got), len(self.blocks)))
+        k = next(
+            (i for i, (e, g) in enumerate(zip(self.blocks, got)) if e != g), min(len(got), len(self.blocks))
+        )
         return k * BLOCK_IDS
 
 

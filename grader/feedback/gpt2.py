@@ -1,4 +1,5 @@
 """GPT-2's byte <-> printable-character table, rebuilt here so the trusted side never imports a submission."""
+
 from __future__ import annotations
 
 # The pre-tokenizer's pattern (the contract's, as in the starter): pretokenize(text) is regex.findall of it.

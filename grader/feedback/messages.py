@@ -4,6 +4,7 @@ Everything comes from the case's stored diagnostics (`golden.Diagnostics`, writt
 fixtures`): the pairs that were tied for first place at the first different step (with counts), and
 the classic mistake whose merges are exactly the student's, when there is one.
 """
+
 from __future__ import annotations
 
 from grader.feedback.golden import Diagnostics
@@ -28,12 +29,16 @@ def matching_mistakes(diagnostics: Diagnostics, got: list, first_diff: int) -> l
     n = min(len(got), first_diff + MISTAKE_LOOKAHEAD)
     if n <= first_diff:
         return []
-    return [BY_ID[key] for key in BY_ID
-            if key in diagnostics.mistakes and diagnostics.mistakes[key][:n] == list(got[:n])]
+    return [
+        BY_ID[key]
+        for key in BY_ID
+        if key in diagnostics.mistakes and diagnostics.mistakes[key][:n] == list(got[:n])
+    ]
 
 
-def explain_merges(diagnostics: Diagnostics, expected: list[tuple[bytes, bytes]],
-                   got: list[tuple[bytes, bytes]]) -> str | None:
+def explain_merges(
+    diagnostics: Diagnostics, expected: list[tuple[bytes, bytes]], got: list[tuple[bytes, bytes]]
+) -> str | None:
     """None when equal; otherwise a friendly multi-line explanation of the first difference."""
     k = first_difference(expected, got)
     if k is None:
@@ -41,19 +46,27 @@ def explain_merges(diagnostics: Diagnostics, expected: list[tuple[bytes, bytes]]
     if k == 0:
         lines = ["Your very first merge (merge #0) already differs from the expected one."]
     else:
-        lines = [f"Your merges match the expected ones for the first {k} merge(s), then differ at merge #{k} "
-                 f"(counting from 0)."]
+        lines = [
+            f"Your merges match the expected ones for the first {k} merge(s), then differ at merge #{k} "
+            f"(counting from 0)."
+        ]
     if k >= len(got):
-        lines.append(f"You stopped after {len(got)} merges, but {len(expected)} were expected "
-                     f"(next expected: {show_pair(expected[k])}).")
+        lines.append(
+            f"You stopped after {len(got)} merges, but {len(expected)} were expected "
+            f"(next expected: {show_pair(expected[k])})."
+        )
         lines.append("Keep merging until the vocabulary reaches vocab_size, or until no pair is left at all.")
         if diagnostics.steps[k].top == 1:
-            lines.append("At that point every pair occurs only once: unlike CharBPE, train_bpe still merges "
-                         "pairs that occur once.")
+            lines.append(
+                "At that point every pair occurs only once: unlike CharBPE, train_bpe still merges "
+                "pairs that occur once."
+            )
         return "\n".join(lines)
     if k >= len(expected):
-        lines.append(f"You made {len(got)} merges but only {len(expected)} were expected: after that, no pair "
-                     f"is left to merge (extra merge: {show_pair(got[k])}).")
+        lines.append(
+            f"You made {len(got)} merges but only {len(expected)} were expected: after that, no pair "
+            f"is left to merge (extra merge: {show_pair(got[k])})."
+        )
         return "\n".join(lines)
     lines.append(f"  expected: {show_pair(expected[k])}")
     lines.append(f"  got:      {show_pair(got[k])}")
@@ -61,11 +74,15 @@ def explain_merges(diagnostics: Diagnostics, expected: list[tuple[bytes, bytes]]
     top = step.top
     tied = [pair for pair, n in step.counts.items() if n == top]
     if step.tied == 1:
-        lines.append(f"At that step (after the expected merges before it), the single most frequent pair is "
-                     f"{show_pair(tied[0])}, with {top} occurrences.")
+        lines.append(
+            f"At that step (after the expected merges before it), the single most frequent pair is "
+            f"{show_pair(tied[0])}, with {top} occurrences."
+        )
     else:
-        lines.append(f"At that step (after the expected merges before it), {step.tied} pairs are tied at {top} "
-                     f"occurrences; the greatest one wins (bytes compared lexicographically):")
+        lines.append(
+            f"At that step (after the expected merges before it), {step.tied} pairs are tied at {top} "
+            f"occurrences; the greatest one wins (bytes compared lexicographically):"
+        )
         for pair in tied[:MAX_TIED_SHOWN]:
             lines.append(f"    {show_pair(pair)}")
         if step.tied > MAX_TIED_SHOWN:
@@ -74,13 +91,17 @@ def explain_merges(diagnostics: Diagnostics, expected: list[tuple[bytes, bytes]]
     made = {bytes([b]) for b in range(256)} | {a + b for a, b in expected[:k]}
     got_count = step.counts.get(mine)
     if got_count == 0 or (got_count is None and (step.others == 0 or not set(mine) <= made)):
-        lines.append(f"Your pair {show_pair(mine)} does not occur at all at this step (inside one pre-token, "
-                     f"outside special tokens).")
+        lines.append(
+            f"Your pair {show_pair(mine)} does not occur at all at this step (inside one pre-token, "
+            f"outside special tokens)."
+        )
     elif got_count is None and step.others == top:
         pass  # more pairs are tied than stored: it may be one of them, like the listed ones
     elif got_count is None:
-        lines.append(f"Your pair {show_pair(mine)} is not among the most frequent pairs at this step: it occurs "
-                     f"at most {step.others} time(s).")
+        lines.append(
+            f"Your pair {show_pair(mine)} is not among the most frequent pairs at this step: it occurs "
+            f"at most {step.others} time(s)."
+        )
     elif got_count != top:
         lines.append(f"Your pair {show_pair(mine)} occurs only {got_count} time(s) at this step.")
     wrong = matching_mistakes(diagnostics, got, k)
@@ -115,8 +136,9 @@ def explain_vocab(expected: dict[int, bytes], got: dict[int, bytes], n_specials:
         if first < 256:
             lines.append("Ids 0-255 must be the single bytes, id == byte value (vocab[97] == b'a').")
         elif first < 256 + n_specials:
-            lines.append("After the 256 bytes come the special tokens, in the order given (each once), "
-                         "as UTF-8 bytes.")
+            lines.append(
+                "After the 256 bytes come the special tokens, in the order given (each once), as UTF-8 bytes."
+            )
         else:
             lines.append("After the specials, each merge adds one id, in the order the merges were made.")
     return "\n".join(lines)

@@ -4,6 +4,7 @@ The messages must read the same in the handout, where no trainer is shipped. So 
 replays the expected merges with the trusted trainer once and stores, for every step, the most
 frequent pairs (`golden.Step`), and the merges each classic mistake produces (`mistakes/<id>.txt`).
 """
+
 from __future__ import annotations
 
 from grader.feedback.golden import Step

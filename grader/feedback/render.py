@@ -3,6 +3,7 @@
 Printable ASCII stays as it is (except backslash); every other byte, space included, is written
 `\\xNN`. The escaping is unambiguous, so `unescape(escape(b)) == b` for every `b`.
 """
+
 from __future__ import annotations
 
 import re

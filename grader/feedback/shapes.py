@@ -3,6 +3,7 @@
 Values from the sandbox are already rebuilt as exact builtins; these checks make sure they are the
 RIGHT builtins (a vocab of str instead of bytes, a list of tuples instead of a dict, ...).
 """
+
 from __future__ import annotations
 
 
@@ -21,8 +22,10 @@ def check_vocab(vocab) -> dict[int, bytes]:
     assert type(vocab) is dict, f"the vocab must be a dict {{id: bytes}}, got {_kind(vocab)}"
     for key, value in vocab.items():
         assert type(key) is int, f"vocab keys must be ints (token ids), got {key!r} ({_kind(key)})"
-        assert type(value) is bytes, (f"vocab values must be bytes, got {value!r} ({_kind(value)}) for id {key}"
-                                      + (" — encode the str with .encode('utf-8')" if type(value) is str else ""))
+        assert type(value) is bytes, (
+            f"vocab values must be bytes, got {value!r} ({_kind(value)}) for id {key}"
+            + (" — encode the str with .encode('utf-8')" if type(value) is str else "")
+        )
     return vocab
 
 
@@ -37,5 +40,6 @@ def check_merges(merges) -> list[tuple[bytes, bytes]]:
 def check_train_result(result):
     assert type(result) is tuple and len(result) == 2, (
         f"train_bpe must return a tuple (vocab, merges), got {_kind(result)}"
-        + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else ""))
+        + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else "")
+    )
     return check_vocab(result[0]), check_merges(result[1])

@@ -1,4 +1,5 @@
 """Running a timed call against a calibrated budget, and saying how it went in plain words."""
+
 from __future__ import annotations
 
 from grader.calibration import Budget
@@ -24,7 +25,7 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str):
     from grader.process import CallTimeout, CpuLimitExceeded
 
     best, result = None, None
-    for attempt in range(2):
+    for _attempt in range(2):
         with bpe.kit.timeout(wall_limit(budget), cpu=budget.abort_after):
             try:
                 result = call()
@@ -32,13 +33,15 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str):
                 raise AssertionError(
                     f"{what} was stopped after {budget.abort_after:.2f} s of CPU time: more than "
                     f"{budget.abort_after / budget.seconds:g}x its time budget of {budget.seconds:.2f} s "
-                    f"({budget.basis}).\n{hint}") from None
+                    f"({budget.basis}).\n{hint}"
+                ) from None
             except CallTimeout:
                 raise AssertionError(
                     f"{what} was stopped after {wall_limit(budget):.1f} s of wall-clock time without "
                     f"finishing, far beyond its time budget of {budget.seconds:.2f} s of CPU time "
                     f"({budget.basis}). Is it waiting on something (a sleep, a lock, a child process)?"
-                    f"\n{hint}") from None
+                    f"\n{hint}"
+                ) from None
         seconds = bpe.kit.last_call.cpu_s
         best = seconds if best is None else min(best, seconds)
         if best <= budget.seconds:
@@ -48,8 +51,10 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str):
 
 def verdict(seconds: float, budget: Budget, what: str, hint: str) -> tuple[bool, str]:
     ratio = seconds / budget.seconds if budget.seconds else float("inf")
-    text = (f"{what} took {seconds:.2f} s of CPU time: {ratio:.2f}x the budget of {budget.seconds:.2f} s "
-            f"({budget.basis}).")
+    text = (
+        f"{what} took {seconds:.2f} s of CPU time: {ratio:.2f}x the budget of {budget.seconds:.2f} s "
+        f"({budget.basis})."
+    )
     if ratio <= 1:
         return True, text
     return False, text + "\n" + hint

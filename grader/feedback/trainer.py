@@ -9,15 +9,18 @@ The algorithm recounts every pair at every step over the distinct pre-tokens (we
 each occurs). That is the simplest thing that can be checked by reading it; it is fast enough for the
 fixture corpora (a few dozen KB).
 """
+
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import Counter
 from collections.abc import Iterable
 
 import regex
 
 from grader.feedback.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
+
 # What a student gets by porting GPT2_PATTERN to the standard `re` module, which has no \p{...}.
 RE_MODULE_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""
 
@@ -26,7 +29,9 @@ RE_MODULE_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|
 class Rules:
     """How to train. Every field has one correct value (see CORRECT)."""
 
-    tie_break: str = "greater_bytes"  # greater_bytes|smaller_bytes|first_seen|greater_str|greater_rendered|lowest_ids
+    tie_break: str = (
+        "greater_bytes"  # greater_bytes|smaller_bytes|first_seen|greater_str|greater_rendered|lowest_ids
+    )
     specials: str = "split_longest_first"  # split_longest_first|split_given_order|unescaped|not_split|removed
     pretokenize: str = "regex"  # regex|re|none
     newlines: str = "raw"  # raw|translated
@@ -109,7 +114,7 @@ def count_pairs(words: list[tuple[list[bytes], int]]) -> dict[tuple[bytes, bytes
     """Pair counts; dict order is the order in which pairs are first met (corpus order)."""
     counts: dict[tuple[bytes, bytes], int] = {}
     for tokens, freq in words:
-        for pair in zip(tokens, tokens[1:]):
+        for pair in itertools.pairwise(tokens):
             counts[pair] = counts.get(pair, 0) + freq
     return counts
 
@@ -131,10 +136,14 @@ class Replay:
 
     def __init__(self, text: str, specials: list[str], rules: Rules = CORRECT):
         self.rules = rules
-        self.words = [([bytes([b]) for b in word], freq) for word, freq in pretokens(text, specials, rules).items()]
+        self.words = [
+            ([bytes([b]) for b in word], freq) for word, freq in pretokens(text, specials, rules).items()
+        ]
 
     def apply(self, pair: tuple[bytes, bytes]) -> None:
-        self.words = [(_apply(tokens, pair) if len(tokens) > 1 else tokens, freq) for tokens, freq in self.words]
+        self.words = [
+            (_apply(tokens, pair) if len(tokens) > 1 else tokens, freq) for tokens, freq in self.words
+        ]
 
     def counts(self) -> dict[tuple[bytes, bytes], int]:
         return count_pairs(self.words)
@@ -147,8 +156,9 @@ def initial_vocab(specials: list[str]) -> dict[int, bytes]:
     return vocab
 
 
-def train(text: str, vocab_size: int, specials: list[str], rules: Rules = CORRECT,
-          max_merges: int | None = None) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+def train(
+    text: str, vocab_size: int, specials: list[str], rules: Rules = CORRECT, max_merges: int | None = None
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Train on `text` (already decoded, no newline translation) under `rules`."""
     vocab = initial_vocab(specials)
     ids = {token: i for i, token in vocab.items()}

@@ -1,4 +1,5 @@
 """One check for a golden training case, shared by the public and the hidden graded tests."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,7 +22,9 @@ def check_training_case(bpe, visibility: str, name: str) -> None:
     """Train on the case's corpus through the `bpe` fixture; compare merges, then vocab, exactly."""
     case = golden.TrainCase(golden.root(visibility), name)
     call = f"train_bpe('{_shown(case.corpus_path)}', vocab_size={case.vocab_size}, special_tokens={case.special_tokens!r})"
-    vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, case.vocab_size, list(case.special_tokens)))
+    vocab, merges = check_train_result(
+        bpe.train_bpe(case.corpus_path, case.vocab_size, list(case.special_tokens))
+    )
     problem = explain_merges(case.diagnostics(), case.merges, merges)
     if problem:
         raise AssertionError(f"{call} ({case.about}):\n{problem}")

@@ -3,6 +3,7 @@
 Instructor-only (never in the handout): `make fixtures` trains with every wrong rule and stores the
 resulting merges, which the failure messages then match against a student's merges.
 """
+
 from __future__ import annotations
 
 import dataclasses

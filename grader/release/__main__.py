@@ -1,4 +1,5 @@
 """python -m grader.release {handout,gradescope}: build dist/handout.zip or dist/autograder.zip."""
+
 from __future__ import annotations
 
 import argparse

@@ -4,6 +4,7 @@ Every path out of here leaves a results.json: the grade; or score 0 with a messa
 student how to resubmit (no bpe package found); or score 0 saying the grader failed, with the
 details in the hidden stdout for staff. Student code itself only ever runs in the grader's sandbox.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,8 +19,10 @@ from grader.farm.records import write_json_atomic
 from grader.farm.unpack import Unreadable, prepare
 from grader.farm.worker import refused_submission
 
-HOW_TO_SUBMIT = ("Upload your bpe folder itself (with its __init__.py), or a zip of it: "
-                 "`make submission` builds the right zip.")
+HOW_TO_SUBMIT = (
+    "Upload your bpe folder itself (with its __init__.py), or a zip of it: "
+    "`make submission` builds the right zip."
+)
 
 
 def locate(submission: Path, scratch: Path) -> Path:
@@ -27,8 +30,11 @@ def locate(submission: Path, scratch: Path) -> Path:
     try:
         return prepare(submission, scratch / "dir")
     except Unreadable:
-        zips = sorted(p for p in submission.iterdir() if p.is_file() and p.suffix.lower() == ".zip") \
-            if submission.is_dir() else []
+        zips = (
+            sorted(p for p in submission.iterdir() if p.is_file() and p.suffix.lower() == ".zip")
+            if submission.is_dir()
+            else []
+        )
         if len(zips) != 1:
             raise
         (scratch / "zip").mkdir()
@@ -36,8 +42,12 @@ def locate(submission: Path, scratch: Path) -> Path:
 
 
 def failure(message: str, *, hidden_stdout: bool) -> dict:
-    return {"score": 0.0, "tests": [], "output": message,
-            "stdout_visibility": "hidden" if hidden_stdout else "visible"}
+    return {
+        "score": 0.0,
+        "tests": [],
+        "output": message,
+        "stdout_visibility": "hidden" if hidden_stdout else "visible",
+    }
 
 
 def run(root: Path) -> dict:
@@ -50,6 +60,7 @@ def run(root: Path) -> dict:
         except Unreadable as e:
             return failure(f"Your submission could not be graded: {e}. {HOW_TO_SUBMIT}", hidden_stdout=False)
         from grader.api import grade  # imported late: a broken grader still yields a results.json
+
         try:
             results = grade(pkg_parent, scratch / "out", timeout_total=float(timeout) if timeout else None)
         except Exception as e:
@@ -68,11 +79,14 @@ def main(argv=None) -> int:
     dest = args.root / "results" / "results.json"
     try:
         results = run(args.root)
-    except BaseException:  # noqa: BLE001 - whatever broke, the student still gets a results.json
+    except BaseException:
         traceback.print_exc(file=sys.stdout)
-        results = failure("The autograder could not grade this submission because of a problem on our "
-                          "side, not in your code. Your score is 0 for now; the course staff have been "
-                          "notified and will regrade it.", hidden_stdout=True)
+        results = failure(
+            "The autograder could not grade this submission because of a problem on our "
+            "side, not in your code. Your score is 0 for now; the course staff have been "
+            "notified and will regrade it.",
+            hidden_stdout=True,
+        )
     write_json_atomic(dest, results)
     print(json.dumps({"score": results["score"]}))
     return 0

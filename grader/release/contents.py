@@ -6,6 +6,7 @@ and the grader's trusted oracles (`ORACLES`: a slow but working CharBPE, BPE tra
 plus the classic mistakes as trainer knobs). Those are working answers to Parts 1-3, so they stay
 here: the public graded tests read what they computed from data/fixtures/public/ instead.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,7 +38,7 @@ PRIVATE = [
     "grader/release/**",
     "grader/farm/**",
     "grader/fixtures.py",
-    "grader/rubric.toml",          # replaced by its visible part
+    "grader/rubric.toml",  # replaced by its visible part
 ]
 # The Gradescope bundle is never seen by students: it holds the whole grader, hidden tests included.
 BUNDLE_INCLUDE = [

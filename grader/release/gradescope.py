@@ -4,6 +4,7 @@ Instructor-only: it carries the hidden tests and fixtures. The Python dependenci
 pyproject.toml at build time into requirements.txt, so Gradescope grades with exactly the versions
 the kit was tested with.
 """
+
 from __future__ import annotations
 
 import tomllib
@@ -14,8 +15,13 @@ from .zipout import write_zip
 
 TEMPLATES = Path(__file__).parent / "templates"
 ENTRY_POINTS = ("setup.sh", "run_autograder")
-REQUIRED = ("grader/__init__.py", "grader/api.py", "grader/rubric.toml", "grader/release/autograder.py",
-            "tests/graded")
+REQUIRED = (
+    "grader/__init__.py",
+    "grader/api.py",
+    "grader/rubric.toml",
+    "grader/release/autograder.py",
+    "tests/graded",
+)
 
 
 class BundleError(RuntimeError):

@@ -1,4 +1,5 @@
 """dist/handout.zip: what a student downloads. Built from the kit, scanned, then written."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,7 +11,11 @@ from .zipout import write_zip
 
 TOP = "bpe-assignment"
 TEMPLATES = Path(__file__).parent / "templates"
-STUDENT_FILES = {"Makefile": "student.Makefile", "README.md": "student_README.md", ".gitignore": "student.gitignore"}
+STUDENT_FILES = {
+    "Makefile": "student.Makefile",
+    "README.md": "student_README.md",
+    ".gitignore": "student.gitignore",
+}
 
 
 class LeakError(RuntimeError):

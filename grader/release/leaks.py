@@ -6,6 +6,7 @@ solution and of the grader's trusted oracles (every sizeable statement inside th
 compared as syntax trees with names numbered, so reformatting or renaming does not hide it); the content of every hidden fixture; the
 names of hidden tests; and rubric entries that are not visible.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,7 +20,10 @@ from .contents import ORACLES, is_private
 PRIVATE_CODE = ["solution/bpe/*.py", *ORACLES]
 MIN_STATEMENT = 60
 # Published with GPT-2 and filled in for students in the starter: not a solution wherever it appears.
-PUBLISHED = {"bytes_to_unicode", "unicode_to_bytes"}  # characters of normalised source: shorter statements are too generic to tell
+PUBLISHED = {
+    "bytes_to_unicode",
+    "unicode_to_bytes",
+}  # characters of normalised source: shorter statements are too generic to tell
 
 
 def _canonical(stmt: ast.stmt) -> str:
@@ -92,8 +96,11 @@ class HiddenFixture:
 
 def hidden_fixtures(kit: Path) -> list[HiddenFixture]:
     root = kit / "data/fixtures/hidden"
-    return [HiddenFixture(p.relative_to(kit).as_posix(), p.read_bytes())
-            for p in sorted(root.rglob("*")) if p.is_file()]
+    return [
+        HiddenFixture(p.relative_to(kit).as_posix(), p.read_bytes())
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    ]
 
 
 def hidden_test_names(kit: Path) -> set[str]:
@@ -102,6 +109,7 @@ def hidden_test_names(kit: Path) -> set[str]:
         for p in paths:
             out |= set(re.findall(r"(?m)^\s*(?:async\s+)?def\s+(test_\w+)", p.read_text(errors="replace")))
         return out
+
     graded = kit / "tests/graded"
     hidden = list(graded.rglob("test_hidden_*.py"))
     public = [p for p in graded.rglob("*.py") if p not in hidden]
@@ -118,8 +126,9 @@ def hidden_test_names(kit: Path) -> set[str]:
 
 def scan(kit: Path, files: dict[str, bytes]) -> list[str]:
     """Every problem found in `files` (kit-relative name -> bytes); empty means nothing leaks."""
-    problems = [f"{rel}: instructor-only file" for rel in files
-                if is_private(rel) and rel != "grader/rubric.toml"]
+    problems = [
+        f"{rel}: instructor-only file" for rel in files if is_private(rel) and rel != "grader/rubric.toml"
+    ]
     code = private_statements(kit)
     lines = {s for s in code if "\n" not in s}
     fixtures = hidden_fixtures(kit)

@@ -5,6 +5,7 @@ scalars, one-line flow `[...]`/`{...}`) and rejects what would make a CI service
 tabs in indentation, inconsistent indentation, duplicate keys. It is not a general YAML parser and
 says so (YamlError) on anything outside that subset rather than guessing.
 """
+
 from __future__ import annotations
 
 import json
@@ -109,7 +110,7 @@ class _Parser:
         self.raw = text.splitlines()
         for n, raw in enumerate(self.raw, 1):
             body = raw.lstrip(" ")
-            if body.startswith("\t") or (raw[:len(raw) - len(body)].count("\t")):
+            if body.startswith("\t") or (raw[: len(raw) - len(body)].count("\t")):
                 raise YamlError(f"line {n}: tab in indentation")
             stripped = _strip_comment(body)
             if stripped and stripped != "---":
@@ -153,8 +154,10 @@ class _Parser:
             return self.block_scalar(indent, rest.strip(), line)
         if rest is not None and rest.strip():
             return _scalar(rest, line)
-        if self.i < len(self.lines) and (self.lines[self.i][0] > indent or
-                                         (self.lines[self.i][0] == indent and self.lines[self.i][1].startswith("- "))):
+        if self.i < len(self.lines) and (
+            self.lines[self.i][0] > indent
+            or (self.lines[self.i][0] == indent and self.lines[self.i][1].startswith("- "))
+        ):
             return self.block(self.lines[self.i][0])
         return None
 

@@ -4,6 +4,7 @@ There is no TOML writer in the standard library, so the text is cut into `[[test
 blocks whose visibility is not "visible" are dropped; the result is parsed again and checked against
 the original so a layout the cutter does not understand fails loudly instead of leaking.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,7 @@ def _blocks(text: str) -> tuple[str, list[str]]:
     starts = [m.start() for m in re.finditer(r"(?m)^\[\[test\]\][ \t]*$", text)]
     if not starts:
         return text, []
-    head = text[:starts[0]]
+    head = text[: starts[0]]
     return head, [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])]
 
 
@@ -36,8 +37,11 @@ def visible_only(text: str) -> str:
     result = head + "".join(kept)
     want = [t for t in full.get("test", []) if t.get("visibility", "visible") == "visible"]
     got = tomllib.loads(result)
-    if got.get("test", []) != want or {k: v for k, v in got.items() if k != "test"} != \
-            {k: v for k, v in full.items() if k != "test"}:
-        raise RubricError("grader/rubric.toml: could not separate its [[test]] tables cleanly; "
-                          "keep each [[test]] table contiguous, with no other tables after them")
+    if got.get("test", []) != want or {k: v for k, v in got.items() if k != "test"} != {
+        k: v for k, v in full.items() if k != "test"
+    }:
+        raise RubricError(
+            "grader/rubric.toml: could not separate its [[test]] tables cleanly; "
+            "keep each [[test]] table contiguous, with no other tables after them"
+        )
     return result

@@ -1,4 +1,5 @@
 """Reproducible zips: same inputs, byte-identical archive (sorted names, fixed dates and modes)."""
+
 from __future__ import annotations
 
 import os

@@ -21,9 +21,9 @@ from .tokenizer import BPETokenizer
 from .training import train_bpe
 
 __all__ = [
+    "GPT2_PATTERN",
     "BPETokenizer",
     "CharBPE",
-    "GPT2_PATTERN",
     "bytes_to_unicode",
     "merge",
     "pretokenize",

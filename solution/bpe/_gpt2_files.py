@@ -11,7 +11,6 @@ import os
 
 from .gpt2_bytes import bytes_to_unicode, unicode_to_bytes
 
-
 _TO_CHAR = bytes_to_unicode()
 _TO_BYTE = unicode_to_bytes()
 

@@ -177,7 +177,7 @@ class BPETokenizer:
         # The same table split in two for the short path: plain int ranks compare fastest.
         self._pair_rank = {pair: rank for pair, (rank, _) in self._ranks.items()}
         self._merged_id = {rank: merged for rank, merged in self._ranks.values()}
-        self._search: _pair_search.PairSearch | None | bool = False  # built when first needed
+        self._search: _pair_search.PairSearch | bool | None = False  # built when first needed
         self._cache = _PretokenCache(self._bpe)
 
     # -- files ---------------------------------------------------------------

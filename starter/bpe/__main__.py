@@ -22,14 +22,21 @@ _BATCH_IDS = 1 << 16
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m bpe", description="Train or apply a byte-level BPE tokenizer.")
+    p = argparse.ArgumentParser(
+        prog="python -m bpe", description="Train or apply a byte-level BPE tokenizer."
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="learn vocab.json and merges.txt from a UTF-8 text file")
     t.add_argument("file", help="training text (UTF-8)")
     t.add_argument("--vocab-size", type=int, required=True, help="256 bytes + specials + merges")
-    t.add_argument("--special-token", action="append", default=[], metavar="T",
-                   help="a special token, e.g. '<|endoftext|>' (repeatable)")
+    t.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="T",
+        help="a special token, e.g. '<|endoftext|>' (repeatable)",
+    )
     t.add_argument("--out", required=True, help="directory for vocab.json and merges.txt")
 
     e = sub.add_parser("encode", help="encode a UTF-8 text file to token ids")
@@ -38,8 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--merges", required=True, help="merges.txt (GPT-2 format)")
     e.add_argument("--special-token", action="append", default=[], metavar="T")
     e.add_argument("--out", help="write ids as a binary array here (default: print them)")
-    e.add_argument("--dtype", choices=sorted(_TYPECODES), default="uint16",
-                   help="element type of --out (little-endian)")
+    e.add_argument(
+        "--dtype", choices=sorted(_TYPECODES), default="uint16", help="element type of --out (little-endian)"
+    )
     return p
 
 
@@ -80,7 +88,9 @@ def _encode(args: argparse.Namespace) -> None:
         return
     code, limit = _TYPECODES[args.dtype]
     if max(tok.vocab) >= limit:
-        raise ValueError(f"{args.vocab}: ids go up to {max(tok.vocab)}, too large for {args.dtype}; use --dtype uint32")
+        raise ValueError(
+            f"{args.vocab}: ids go up to {max(tok.vocab)}, too large for {args.dtype}; use --dtype uint32"
+        )
     out = Path(args.out)
     tmp = out.with_name(out.name + ".tmp")
     count = 0

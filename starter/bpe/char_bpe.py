@@ -1,10 +1,11 @@
-'''Part 1: a character-level BPE, the warm-up.
+"""Part 1: a character-level BPE, the warm-up.
 
 Here the starting alphabet is the characters of the training text, and each merge glues two
 adjacent tokens into a new, longer one. Everything you learn here (counting pairs, breaking ties,
 replaying merges) carries over to the byte-level version of Part 2, where the alphabet becomes the
 256 byte values and no character can ever be unknown.
-'''
+"""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -54,7 +55,7 @@ class CharBPE:
         self.merges = merges
 
     @classmethod
-    def train(cls, text: str, num_merges: int) -> "CharBPE":
+    def train(cls, text: str, num_merges: int) -> CharBPE:
         """Learn up to `num_merges` merges from `text` and return the trained tokenizer.
 
         1. Vocabulary: vocab[0] = "\\ufffd" (the unknown token); then every distinct character of

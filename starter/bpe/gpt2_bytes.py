@@ -10,6 +10,7 @@ newline as "Ċ" (U+010A) in GPT-2's files.
 You use this table only when saving and loading a tokenizer (Part 3); training and encoding work on
 plain `bytes`.
 """
+
 from __future__ import annotations
 
 # Byte values that already look like themselves: "!".."~", "¡".."¬" and "®".."ÿ".

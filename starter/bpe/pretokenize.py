@@ -1,4 +1,4 @@
-'''Pre-tokenization: cut text into pieces that BPE merges never cross (Parts 2 and 3).
+"""Pre-tokenization: cut text into pieces that BPE merges never cross (Parts 2 and 3).
 
 BPE on a whole document would happily learn tokens such as "dog." or "the cat", wasting vocabulary
 on accidents of punctuation and spacing. So before counting pairs we cut the text into
@@ -7,7 +7,8 @@ and only ever merge inside one pre-token.
 
 Special tokens such as "<|endoftext|>" are cut out even earlier: they are never pre-tokenized,
 never merged, and no merge may run across them.
-'''
+"""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

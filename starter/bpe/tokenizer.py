@@ -1,9 +1,10 @@
-'''Part 3: the tokenizer: encode text to ids and decode ids to text with a trained vocabulary.
+"""Part 3: the tokenizer: encode text to ids and decode ids to text with a trained vocabulary.
 
 Encoding must reproduce training exactly: split off the special tokens, pre-tokenize, and inside
 each pre-token apply the learned merges. The order matters: always apply the merge that was
 LEARNED FIRST (lowest rank) among the pairs present, never simply left to right.
-'''
+"""
+
 from __future__ import annotations
 
 import os
@@ -50,7 +51,7 @@ class BPETokenizer:
         vocab_filepath: str | os.PathLike,
         merges_filepath: str | os.PathLike,
         special_tokens: list[str] | None = None,
-    ) -> "BPETokenizer":
+    ) -> BPETokenizer:
         """Load a tokenizer saved in GPT-2's format (see `save`); GPT-2's own files load too.
 
         vocab.json maps each token, written with `bytes_to_unicode`'s characters, to its id.

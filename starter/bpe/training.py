@@ -1,9 +1,10 @@
-'''Part 2: train a byte-level BPE tokenizer on a text file.
+"""Part 2: train a byte-level BPE tokenizer on a text file.
 
 Byte-level BPE starts from the 256 possible byte values, so every string in every language (and
 every emoji) can be encoded: nothing is ever unknown. Training then learns which byte sequences are
 common in *your* data and gives each of them a single id.
-'''
+"""
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ Hypothesis runs with ONE explicit profile so a grade never depends on luck or on
 derandomized (the same examples every run), no example database, no deadline (calls go through a
 sandbox and cost a process round trip), a fixed number of examples, and a bounded shrink.
 """
+
 from __future__ import annotations
 
 from hypothesis import HealthCheck, Phase, settings
@@ -17,7 +18,11 @@ settings.register_profile(
     phases=(Phase.explicit, Phase.generate, Phase.shrink),
     report_multiple_bugs=False,
     print_blob=False,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                           HealthCheck.differing_executors, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.differing_executors,
+        HealthCheck.data_too_large,
+    ],
 )
 settings.load_profile("graded")

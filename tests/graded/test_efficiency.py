@@ -5,6 +5,7 @@ the fast answer is a right answer, against expected results stored in data/fixtu
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -16,11 +17,15 @@ from grader.feedback.shapes import check_ids, check_train_result
 from grader.feedback.speed import WALL_FACTOR, timed_call, verdict
 
 EOT = "<|endoftext|>"
-TRAIN_HINT = ("Hint: do not recount every pair after every merge. Count the distinct pre-tokens once, "
-              "keep the pair counts, and after a merge update only the counts of pairs next to it "
-              "(and only in the words that contain the merged pair).")
-ENCODE_HINT = ("Hint: do not replay every merge over the whole text. Pre-tokenize, then merge each "
-               "pre-token by rank (lowest first), and cache the ids of pre-tokens you have already seen.")
+TRAIN_HINT = (
+    "Hint: do not recount every pair after every merge. Count the distinct pre-tokens once, "
+    "keep the pair counts, and after a merge update only the counts of pairs next to it "
+    "(and only in the words that contain the merged pair)."
+)
+ENCODE_HINT = (
+    "Hint: do not replay every merge over the whole text. Pre-tokenize, then merge each "
+    "pre-token by rank (lowest first), and cache the ids of pre-tokens you have already seen."
+)
 MEMORY_LIMIT_PER_FILE_BYTE = 3  # streaming needs ~0.5x the file (its cache); reading it whole ~8x
 STREAM_TIME_ALLOWANCE = 4
 STREAM_SLACK_S = 30.0
@@ -37,13 +42,15 @@ def test_training_speed(bpe, scratch, record_property):
     budget = calibration.budgets(scratch)["train"]
     corpus = calibration.write_training_corpus(scratch)
     what = f"train_bpe on {corpus.stat().st_size // 1000} KB of stories, vocab_size={calibration.TRAIN_VOCAB_SIZE}"
-    result, seconds = timed_call(bpe, budget, lambda: bpe.train_bpe(corpus, calibration.TRAIN_VOCAB_SIZE, [EOT]),
-                                 what, TRAIN_HINT)
+    result, seconds = timed_call(
+        bpe, budget, lambda: bpe.train_bpe(corpus, calibration.TRAIN_VOCAB_SIZE, [EOT]), what, TRAIN_HINT
+    )
     vocab, merges = check_train_result(result)
     expected = golden.SpeedTrainCase(golden.root("public"))  # the first merges, stored by `make fixtures`
     assert len(vocab) == calibration.TRAIN_VOCAB_SIZE, (
-        f"{what}: expected exactly {calibration.TRAIN_VOCAB_SIZE} vocab entries, got {len(vocab)}")
-    problem = explain_merges(expected.diagnostics(), expected.merges, merges[:len(expected.merges)])
+        f"{what}: expected exactly {calibration.TRAIN_VOCAB_SIZE} vocab entries, got {len(vocab)}"
+    )
+    problem = explain_merges(expected.diagnostics(), expected.merges, merges[: len(expected.merges)])
     assert problem is None, f"{what}: fast, but the merges are wrong.\n{problem}"
     ok, message = verdict(seconds, budget, what, TRAIN_HINT)
     record_property("feedback", message)
@@ -62,8 +69,10 @@ def test_encode_speed(bpe, scratch, record_property):
     ids, seconds = timed_call(bpe, budget, lambda: tok.encode(text), what, ENCODE_HINT)
     expected = golden.IdDigest(golden.root("public") / "speed" / "encode" / "ids.txt")
     wrong = expected.first_wrong_block(check_ids(ids))
-    assert wrong is None, (f"{what}: fast, but the ids are wrong: {len(ids)} ids instead of {expected.count}, "
-                           f"the first wrong one among ids #{wrong} to #{wrong + golden.BLOCK_IDS - 1}.")
+    assert wrong is None, (
+        f"{what}: fast, but the ids are wrong: {len(ids)} ids instead of {expected.count}, "
+        f"the first wrong one among ids #{wrong} to #{wrong + golden.BLOCK_IDS - 1}."
+    )
     ok, message = verdict(seconds, budget, what, ENCODE_HINT)
     record_property("feedback", message)
     if not ok:
@@ -87,21 +96,28 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
             result = bpe.kit.encode_file_streaming(tok, path)
         except CallTimeout as stop:
             spent = f"{cpu:.0f} s of CPU time" if isinstance(stop, CpuLimitExceeded) else f"{wall:.0f} s"
-            raise AssertionError(f"encode_iterable over a {size / 1e6:.1f} MB file was stopped after "
-                                 f"{spent}, so its memory could not be measured. Make encode fast "
-                                 f"first (see the encoding speed test).\n{ENCODE_HINT}") from None
+            raise AssertionError(
+                f"encode_iterable over a {size / 1e6:.1f} MB file was stopped after "
+                f"{spent}, so its memory could not be measured. Make encode fast "
+                f"first (see the encoding speed test).\n{ENCODE_HINT}"
+            ) from None
     expected = golden.IdDigest(golden.root("public") / "speed" / "stream" / "ids.txt")
     ids = check_ids(result.ids, "encode_iterable(...)")
     wrong = expected.first_wrong_block(ids)
     if wrong is not None:
-        raise AssertionError(f"encode_iterable over a {size / 1e6:.1f} MB file read in chunks gave wrong ids: "
-                             f"{len(ids)} ids instead of {expected.count}, the first wrong one among ids "
-                             f"#{wrong} to #{wrong + golden.BLOCK_IDS - 1}.")
+        raise AssertionError(
+            f"encode_iterable over a {size / 1e6:.1f} MB file read in chunks gave wrong ids: "
+            f"{len(ids)} ids instead of {expected.count}, the first wrong one among ids "
+            f"#{wrong} to #{wrong + golden.BLOCK_IDS - 1}."
+        )
     limit = MEMORY_LIMIT_PER_FILE_BYTE * size
-    message = (f"encode_iterable over a {size / 1e6:.1f} MB file grew your program's memory by "
-               f"{result.peak_growth_bytes / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB.")
+    message = (
+        f"encode_iterable over a {size / 1e6:.1f} MB file grew your program's memory by "
+        f"{result.peak_growth_bytes / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB."
+    )
     record_property("feedback", message)
     if result.peak_growth_bytes > limit:
         raise AssertionError(
             message + "\nHint: encode_iterable must be lazy: never join all chunks, never build the whole "
-            "list of ids; yield ids as soon as a pre-token is complete, keeping only the unfinished tail.")
+            "list of ids; yield ids as soon as a pre-token is complete, keeping only the unfinished tail."
+        )

@@ -2,6 +2,7 @@
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -2,12 +2,14 @@
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 """
+
 from __future__ import annotations
 
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grader.feedback import golden
 from grader.feedback.errors import expect_error
@@ -42,20 +44,26 @@ def test_trace_low_lower_lowest(bpe):
     model = bpe.CharBPE.train(TRACE_TEXT, 4)
     assert model.vocab[:9] == ["\ufffd", " ", "e", "l", "o", "r", "s", "t", "w"], (
         f"vocab should start with '\\ufffd' then the distinct characters sorted by code point: "
-        f"['\\ufffd', ' ', 'e', 'l', 'o', 'r', 's', 't', 'w'], got {model.vocab[:9]}")
+        f"['\\ufffd', ' ', 'e', 'l', 'o', 'r', 's', 't', 'w'], got {model.vocab[:9]}"
+    )
     learned = [model.vocab[new_id] for _, new_id in _merges(model)]
     assert learned == ["lo", "low", " low", " lowe"], (
         f"on {TRACE_TEXT!r} the 4 merges should create 'lo', 'low', ' low', ' lowe' (in that order); "
-        f"yours created {learned}")
+        f"yours created {learned}"
+    )
     assert _merges(model) == [[[3, 4], 9], [[9, 8], 10], [[1, 10], 11], [[11, 2], 12]], (
         f"merges should be recorded as [[a, b], new_id]: expected [[[3, 4], 9], [[9, 8], 10], "
-        f"[[1, 10], 11], [[11, 2], 12]], got {_merges(model)}")
+        f"[[1, 10], 11], [[11, 2], 12]], got {_merges(model)}"
+    )
     ids = check_ids(model.encode(TRACE_TEXT))
     assert ids == [10, 12, 5, 12, 6, 7], (
         f"encode({TRACE_TEXT!r}) should turn 16 characters into 6 tokens [10, 12, 5, 12, 6, 7] "
-        f"('low', ' lowe', 'r', ' lowe', 's', 't'), got {ids}")
+        f"('low', ' lowe', 'r', ' lowe', 's', 't'), got {ids}"
+    )
     assert model.decode(ids) == TRACE_TEXT
-    assert check_ids(model.encode("low?")) == [10, 0], "a character never seen in training must encode to id 0"
+    assert check_ids(model.encode("low?")) == [10, 0], (
+        "a character never seen in training must encode to id 0"
+    )
 
 
 @pytest.mark.timeout(30)
@@ -64,7 +72,8 @@ def test_newline_rule(bpe):
     learned = [model.vocab[new_id] for _, new_id in _merges(model)]
     assert learned == ["ab"], (
         f"on 'ab\\nab\\nab\\n' only 'ab' may be learned: a pair whose joined string contains '\\n' is "
-        f"never merged. Yours learned {learned}")
+        f"never merged. Yours learned {learned}"
+    )
     model = bpe.CharBPE.train("\n\n\n\n\n\n", 5)
     assert _merges(model) == [], "a text of newlines only has no pair that may be merged"
 
@@ -76,7 +85,8 @@ def test_tie_break_and_stop(bpe):
     assert learned == ["cd", "cda", "cdab"], (
         f"on 'cdabcdab': 'cd' and 'ab' both occur twice; the tie goes to the pair whose first "
         f"occurrence is earliest in the CURRENT sequence, so 'cd', then 'cda', then 'cdab'; then "
-        f"training stops because no pair occurs twice. Yours learned {learned}")
+        f"training stops because no pair occurs twice. Yours learned {learned}"
+    )
 
     # Expected results for many short texts over the alphabet "ab \nc", stored shortest first
     # (data/fixtures/public/char_bpe/train.jsonl): the first failure is the smallest one.
@@ -87,7 +97,8 @@ def test_tie_break_and_stop(bpe):
         assert got == row["merges"] and list(model.vocab) == row["vocab"], (
             f"the smallest text where your training differs: CharBPE.train({text!r}, {num_merges})\n"
             f"  expected merges {row['merges']} (vocab {row['vocab']})\n"
-            f"  got      merges {got} (vocab {list(model.vocab)})")
+            f"  got      merges {got} (vocab {list(model.vocab)})"
+        )
 
 
 @pytest.mark.timeout(30)
@@ -95,14 +106,16 @@ def test_state_round_trip(bpe):
     model = bpe.CharBPE.train("the cat sat on the mat with the hat\nthe end", 8)
     state = model.state()
     assert type(state) is dict and set(state) == {"vocab", "merges"}, (
-        f"state() must return a dict with exactly the keys 'vocab' and 'merges', got {state!r:.200}")
+        f"state() must return a dict with exactly the keys 'vocab' and 'merges', got {state!r:.200}"
+    )
     try:
         restored_state = json.loads(json.dumps(state))
     except TypeError as error:
         raise AssertionError(f"state() must be JSON-serialisable: {error}") from None
     again = bpe.CharBPE(**restored_state)
     assert list(again.vocab) == list(model.vocab) and _merges(again) == _merges(model), (
-        "CharBPE(**json.loads(json.dumps(t.state()))) must have the same vocab and merges as t")
+        "CharBPE(**json.loads(json.dumps(t.state()))) must have the same vocab and merges as t"
+    )
     for text in ["the cat", "mat hat\nthe", "unknown chars: xyz!", ""]:
         assert again.encode(text) == model.encode(text), f"the restored model encodes {text!r} differently"
 
@@ -110,13 +123,23 @@ def test_state_round_trip(bpe):
 @pytest.mark.timeout(30)
 def test_validation_errors(bpe):
     for bad_text in [123, b"bytes", None, ["a", "b"]]:
-        expect_error(TypeError, lambda: bpe.CharBPE.train(bad_text, 3),
-                     f"CharBPE.train({bad_text!r}, 3)", "text must be a str")
+        expect_error(
+            TypeError,
+            lambda bad_text=bad_text: bpe.CharBPE.train(bad_text, 3),
+            f"CharBPE.train({bad_text!r}, 3)",
+            "text must be a str",
+        )
     for bad_n in [-1, 1.5, "3", True, None]:
-        expect_error(ValueError, lambda: bpe.CharBPE.train("some text", bad_n),
-                     f"CharBPE.train('some text', {bad_n!r})", "num_merges must be a non-negative int; bool is refused")
+        expect_error(
+            ValueError,
+            lambda bad_n=bad_n: bpe.CharBPE.train("some text", bad_n),
+            f"CharBPE.train('some text', {bad_n!r})",
+            "num_merges must be a non-negative int; bool is refused",
+        )
     model = bpe.CharBPE.train("abab", 1)
-    error = expect_error(ValueError, lambda: model.decode([1, 999]), "decode([1, 999])", "999 is not a known id")
+    error = expect_error(
+        ValueError, lambda: model.decode([1, 999]), "decode([1, 999])", "999 is not a known id"
+    )
     assert "999" in str(error), f"decode's ValueError must name the unknown id 999, got: {error}"
 
 
@@ -128,7 +151,9 @@ def test_char_round_trip(bpe):
     def round_trip(text):
         ids = check_ids(model.encode(text))
         back = model.decode(ids)
-        assert back == text, (f"the smallest text that breaks your round trip: {text!r}\n"
-                              f"  encode gave {ids}\n  decode gave back {back!r}")
+        assert back == text, (
+            f"the smallest text that breaks your round trip: {text!r}\n"
+            f"  encode gave {ids}\n  decode gave back {back!r}"
+        )
 
     round_trip()

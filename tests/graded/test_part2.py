@@ -6,11 +6,13 @@ merge, the pairs tied at that step, and, when one reproduces your merges, the cl
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 """
+
 from __future__ import annotations
 
 import pytest
 import regex
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from grader.feedback import golden
 from grader.feedback.errors import expect_error
@@ -36,7 +38,8 @@ def test_split_on_special_tokens(bpe):
     for text, specials, expected in cases:
         got = bpe.split_on_special_tokens(text, specials)
         assert type(got) is list and got == expected, (
-            f"split_on_special_tokens({text!r}, {specials!r}) should be {expected!r}, got {got!r}")
+            f"split_on_special_tokens({text!r}, {specials!r}) should be {expected!r}, got {got!r}"
+        )
 
     @given(st.lists(st.sampled_from(["a", "b", " ", "<|e|>", "<|e|><|e|>", "<|", "|>", "\n"]), max_size=12))
     def joins_back(parts):
@@ -44,15 +47,24 @@ def test_split_on_special_tokens(bpe):
         got = bpe.split_on_special_tokens(text, ["<|e|>", "<|e|><|e|>"])
         assert "".join(got) == text and "" not in got, (
             f"the smallest text that breaks it: {text!r}: the pieces {got!r} must be non-empty and "
-            f"join back to the text")
+            f"join back to the text"
+        )
 
     joins_back()
 
 
 @pytest.mark.timeout(30)
 def test_pretokenize(bpe):
-    texts = ["Hello, world! It's 2024.", "they're we'll I've don't", "  spaces   and\ttabs\n\n",
-             "x² + y² = z²", "snake_case", "从前，有一只小猫。", "line\r\nnext\rlast", "🙂👍 ok"]
+    texts = [
+        "Hello, world! It's 2024.",
+        "they're we'll I've don't",
+        "  spaces   and\ttabs\n\n",
+        "x² + y² = z²",
+        "snake_case",
+        "从前，有一只小猫。",
+        "line\r\nnext\rlast",
+        "🙂👍 ok",
+    ]
     for text in texts:
         expected = regex.findall(GPT2_PATTERN, text)
         got = bpe.pretokenize(text)
@@ -102,29 +114,50 @@ def test_train_early_stop(bpe):
 @pytest.mark.timeout(30)
 def test_train_argument_errors(bpe):
     corpus = golden.root("public") / "corpora" / "tiny_words.txt"
-    for vocab_size, specials, why in [(255, [], "256 byte tokens do not fit in 255 ids"),
-                                      (256, [EOT], "256 bytes + 1 special token need 257 ids"),
-                                      (257, [EOT, "<|pad|>"], "256 bytes + 2 special tokens need 258 ids")]:
-        expect_error(ValueError, lambda: bpe.train_bpe(corpus, vocab_size, specials),
-                     f"train_bpe(corpus, {vocab_size}, {specials!r})", why)
-    expect_error(ValueError, lambda: bpe.train_bpe(corpus, 300, [""]),
-                 "train_bpe(corpus, 300, [''])", "a special token cannot be the empty string")
+    for vocab_size, specials, why in [
+        (255, [], "256 byte tokens do not fit in 255 ids"),
+        (256, [EOT], "256 bytes + 1 special token need 257 ids"),
+        (257, [EOT, "<|pad|>"], "256 bytes + 2 special tokens need 258 ids"),
+    ]:
+        expect_error(
+            ValueError,
+            lambda vocab_size=vocab_size, specials=specials: bpe.train_bpe(corpus, vocab_size, specials),
+            f"train_bpe(corpus, {vocab_size}, {specials!r})",
+            why,
+        )
+    expect_error(
+        ValueError,
+        lambda: bpe.train_bpe(corpus, 300, [""]),
+        "train_bpe(corpus, 300, [''])",
+        "a special token cannot be the empty string",
+    )
     vocab, merges = bpe.train_bpe(corpus, 257, [EOT, EOT])
     assert len(vocab) == 257 and merges == [], (
         "vocab_size=257 with special_tokens=[EOT, EOT] is valid (duplicates count once): "
-        f"expected 257 ids and no merges, got {len(vocab)} ids and {len(merges)} merges")
+        f"expected 257 ids and no merges, got {len(vocab)} ids and {len(merges)} merges"
+    )
 
 
 @pytest.mark.timeout(30)
 def test_train_file_errors(bpe, tmp_path):
     missing = "/nonexistent/bpe-kit/missing-corpus-4321.txt"
-    error = expect_error(FileNotFoundError, lambda: bpe.train_bpe(missing, 300, []),
-                         f"train_bpe({missing!r}, 300, [])", "the file does not exist")
+    error = expect_error(
+        FileNotFoundError,
+        lambda: bpe.train_bpe(missing, 300, []),
+        f"train_bpe({missing!r}, 300, [])",
+        "the file does not exist",
+    )
     assert "missing-corpus-4321.txt" in str(error), (
-        f"the error for a missing file must name the path; your message was: {error}")
+        f"the error for a missing file must name the path; your message was: {error}"
+    )
     bad = tmp_path / "bad-utf8-corpus-9876.txt"
     bad.write_bytes(b"hello world\nthis byte \xff is not UTF-8\n")
-    error = expect_error(ValueError, lambda: bpe.train_bpe(bad, 300, []),
-                         "train_bpe on a file holding the byte 0xff", "the file is not valid UTF-8")
+    error = expect_error(
+        ValueError,
+        lambda: bpe.train_bpe(bad, 300, []),
+        "train_bpe on a file holding the byte 0xff",
+        "the file is not valid UTF-8",
+    )
     assert "bad-utf8-corpus-9876.txt" in str(error), (
-        f"the error for a file that is not valid UTF-8 must name the path; your message was: {error}")
+        f"the error for a file that is not valid UTF-8 must name the path; your message was: {error}"
+    )

@@ -8,24 +8,47 @@ with itself (round trips, chunking); the ids of many generated texts are stored 
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 """
+
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from grader.feedback import golden
-from grader.feedback.errors import expect_error
 from grader.feedback.encoding_check import TokenizerFacts, check_encode_case, explain_ids, tokenizer_for
+from grader.feedback.errors import expect_error
 from grader.feedback.gpt2 import UNICODE_TO_BYTE
 from grader.feedback.shapes import check_ids
 
 EOT = "<|endoftext|>"
 PIECES = st.one_of(
     st.text(st.characters(codec="utf-8"), max_size=6),
-    st.sampled_from([EOT, EOT + EOT, "<|", "|>", "endoftext", " the", " Lily", "小猫", "😊", "👍🏽",
-                     "\r\n", "\r", "  ", "\n\n", "'s", "x²", " 123", "\u00a0"]),
+    st.sampled_from(
+        [
+            EOT,
+            EOT + EOT,
+            "<|",
+            "|>",
+            "endoftext",
+            " the",
+            " Lily",
+            "小猫",
+            "😊",
+            "👍🏽",
+            "\r\n",
+            "\r",
+            "  ",
+            "\n\n",
+            "'s",
+            "x²",
+            " 123",
+            "\u00a0",
+        ]
+    ),
 )
 TEXTS = st.lists(PIECES, max_size=8).map("".join)
 
@@ -50,16 +73,24 @@ def test_decode(bpe):
     tok, case, facts = tokenizer_for(bpe, "public", "unicode")
     for text, ids in case.texts:
         got = tok.decode(list(ids))
-        assert got == text, (f"decode({ids}) should give back {text!r}, got {got!r}. Join the bytes "
-                             "of all the ids first, then decode once with errors='replace'")
+        assert got == text, (
+            f"decode({ids}) should give back {text!r}, got {got!r}. Join the bytes "
+            "of all the ids first, then decode once with errors='replace'"
+        )
     broken = [0xF0]  # the first byte of a 4-byte character, alone
     got = tok.decode(broken)
-    assert got == "\ufffd", (f"decode({broken}) holds an incomplete UTF-8 character; it must decode with "
-                             f"errors='replace' and give '\\ufffd', got {got!r}")
+    assert got == "\ufffd", (
+        f"decode({broken}) holds an incomplete UTF-8 character; it must decode with "
+        f"errors='replace' and give '\\ufffd', got {got!r}"
+    )
     size = max(facts.vocab) + 1
     for bad in [size, size + 1000, -1]:
-        error = expect_error(ValueError, lambda: tok.decode([72, bad]), f"decode([72, {bad}])",
-                             f"{bad} is not a known id")
+        error = expect_error(
+            ValueError,
+            lambda bad=bad: tok.decode([72, bad]),
+            f"decode([72, {bad}])",
+            f"{bad} is not a known id",
+        )
         assert str(bad) in str(error), f"decode's ValueError must name the unknown id {bad}; got: {error}"
 
 
@@ -86,7 +117,8 @@ def test_load_gpt2_format_files(bpe):
     assert got_vocab == expected_vocab, (
         "from_files on GPT-2-format files (vocab.json maps printable strings such as 'Ġthe' to ids; "
         "merges.txt starts with a '#version' line) gave a different vocab: turn each character back into "
-        "its byte with unicode_to_bytes()")
+        "its byte with unicode_to_bytes()"
+    )
     facts = TokenizerFacts.of(expected_vocab)
     for text, expected in golden.parse_texts((folder / "texts.jsonl").read_text(encoding="utf-8")):
         problem = explain_ids(facts, text, expected, check_ids(tok.encode(text)))
@@ -103,19 +135,24 @@ def test_saved_files_are_gpt2_format(bpe):
     except ValueError as error:
         raise AssertionError(f"the saved vocab.json is not valid UTF-8 JSON: {error}") from None
     assert type(raw_vocab) is dict and all(type(v) is int for v in raw_vocab.values()), (
-        "vocab.json must be one JSON object mapping token strings to ids")
+        "vocab.json must be one JSON object mapping token strings to ids"
+    )
     try:
         vocab = {i: bytes(UNICODE_TO_BYTE[c] for c in token) for token, i in raw_vocab.items()}
     except KeyError as error:
-        raise AssertionError(f"vocab.json keys must be GPT-2 renderings (bytes_to_unicode), but "
-                             f"{error.args[0]!r} is not a rendered byte") from None
+        raise AssertionError(
+            f"vocab.json keys must be GPT-2 renderings (bytes_to_unicode), but "
+            f"{error.args[0]!r} is not a rendered byte"
+        ) from None
     assert vocab == facts.vocab, "the saved vocab.json, read back with unicode_to_bytes, must equal tok.vocab"
     lines = bpe.kit.read_output("merges.txt").decode("utf-8").split("\n")
     rows = [line for line in lines if line and not line.startswith("#version")]
     parsed = []
     for line in rows:
         parts = line.split(" ")
-        assert len(parts) == 2, f"each merges.txt line must be two rendered tokens separated by one space: {line!r}"
+        assert len(parts) == 2, (
+            f"each merges.txt line must be two rendered tokens separated by one space: {line!r}"
+        )
         parsed.append(tuple(bytes(UNICODE_TO_BYTE[c] for c in part) for part in parts))
     assert parsed == case.train.merges, "the saved merges.txt, read back, must list the merges in order"
 
@@ -130,8 +167,10 @@ def test_round_trip_property(bpe):
     def round_trip(text):
         ids = check_ids(tok.encode(text))
         back = tok.decode(ids)
-        assert back == text, (f"the smallest text that breaks your round trip: {text!r}\n"
-                              f"  encode gave {ids}\n  decode gave back {back!r}")
+        assert back == text, (
+            f"the smallest text that breaks your round trip: {text!r}\n"
+            f"  encode gave {ids}\n  decode gave back {back!r}"
+        )
 
     round_trip()
 
@@ -152,14 +191,15 @@ def test_encode_iterable_any_chunking(bpe):
     @example(" the  cat", [1, 2, 5])
     def same_as_encode(text, cuts):
         bounds = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
-        chunks = [text[a:b] for a, b in zip(bounds, bounds[1:])] or [text]
+        chunks = [text[a:b] for a, b in itertools.pairwise(bounds)] or [text]
         expected = check_ids(tok.encode(text))
         got = check_ids(list(tok.encode_iterable(chunks)), "encode_iterable(...)")
         assert got == expected, (
             f"the smallest example where encode_iterable differs from encode: chunks {chunks!r}\n"
             f"  encode(''.join(chunks)) = {expected}\n  encode_iterable(chunks) = {got}\n"
             f"Hint: a pre-token or a special token may be cut between two chunks; keep the unfinished "
-            f"tail of a chunk and finish it with the next one.")
+            f"tail of a chunk and finish it with the next one."
+        )
 
     same_as_encode()
 
@@ -175,15 +215,22 @@ def test_decode_arbitrary_ids(bpe):
     def decodes_like_bytes(ids):
         expected = b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
         got = tok.decode(ids)
-        assert got == expected, (f"the smallest example: decode({ids}) should be {expected!r} "
-                                 f"(join the bytes, then decode with errors='replace'), got {got!r}")
+        assert got == expected, (
+            f"the smallest example: decode({ids}) should be {expected!r} "
+            f"(join the bytes, then decode with errors='replace'), got {got!r}"
+        )
 
-    @given(st.lists(st.integers(0, size - 1), max_size=4),
-           st.one_of(st.integers(max_value=-1), st.integers(min_value=size)))
+    @given(
+        st.lists(st.integers(0, size - 1), max_size=4),
+        st.one_of(st.integers(max_value=-1), st.integers(min_value=size)),
+    )
     def rejects_unknown(ids, bad):
-        error = expect_error(ValueError, lambda: tok.decode(ids + [bad]), f"decode({ids + [bad]})",
-                             f"{bad} is not a known id")
-        assert str(bad) in str(error), f"decode({ids + [bad]}) must raise a ValueError naming {bad}; got: {error}"
+        error = expect_error(
+            ValueError, lambda: tok.decode(ids + [bad]), f"decode({ids + [bad]})", f"{bad} is not a known id"
+        )
+        assert str(bad) in str(error), (
+            f"decode({ids + [bad]}) must raise a ValueError naming {bad}; got: {error}"
+        )
 
     decodes_like_bytes()
     rejects_unknown()

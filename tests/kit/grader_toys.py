@@ -3,13 +3,14 @@
 A "toy" submission is a folder with bpe/__init__.py holding whatever source a test needs; a toy
 suite is a tests folder plus a rubric listing each of its tests, worth 1 point, numbered in order.
 """
+
 from __future__ import annotations
 
 import re
 import textwrap
 from pathlib import Path
 
-HONEST = '''
+HONEST = """
 import os, sys, time, resource
 
 class CharBPE:
@@ -46,7 +47,7 @@ def merge(ids, pair, new_id):
 
 def train_bpe(input_path, vocab_size, special_tokens):
     raise NotImplementedError("train_bpe is still a stub")
-'''
+"""
 
 
 def write_submission(root: Path, source: str = HONEST, *, extra: dict[str, str] | None = None) -> Path:
@@ -67,9 +68,13 @@ def write_suite(root: Path, source: str, *, points: int = 1) -> tuple[Path, Path
     (tests / "test_toy.py").write_text(body)
     names = re.findall(r"^def (test_\w+)", body, flags=re.M)
     rubric = root / "rubric.toml"
-    rubric.write_text("".join(
-        f'[[test]]\nid = "test_toy.py::{n}"\nnumber = "1.{i}"\nname = "{n}"\npart = 1\n'
-        f'points = {points}\nvisibility = "visible"\n\n' for i, n in enumerate(names, 1)))
+    rubric.write_text(
+        "".join(
+            f'[[test]]\nid = "test_toy.py::{n}"\nnumber = "1.{i}"\nname = "{n}"\npart = 1\n'
+            f'points = {points}\nvisibility = "visible"\n\n'
+            for i, n in enumerate(names, 1)
+        )
+    )
     return tests, rubric
 
 

@@ -3,6 +3,7 @@
 Both packages are called `bpe`; each is imported here under its own name so that one pytest
 process can compare them.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -20,8 +21,7 @@ def load(folder: Path, alias: str):
     if alias in sys.modules:
         return sys.modules[alias]
     init = folder / "bpe" / "__init__.py"
-    spec = importlib.util.spec_from_file_location(alias, init,
-                                                  submodule_search_locations=[str(init.parent)])
+    spec = importlib.util.spec_from_file_location(alias, init, submodule_search_locations=[str(init.parent)])
     module = importlib.util.module_from_spec(spec)
     sys.modules[alias] = module
     spec.loader.exec_module(module)

@@ -4,6 +4,7 @@ A fake submission carries `bpe/fake.json`: {"points": {"1.1": 10, ...}, "mode": 
 |"garbage"|"refuse", "ratio": 0.42}. Each call appends the submission's name to $FAKE_GRADE_LOG, so tests can
 see who was (re)graded.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,6 +27,7 @@ def grade(submission: Path, out_dir: Path, *, timeout_total=None, **_):
         raise RuntimeError("the sandbox could not start")
     if mode == "refuse":  # as grader.api does: its own error, the submission's problem underneath
         from grader.sandbox import SubmissionError
+
         try:
             raise SubmissionError("the submission holds more than 2000 files")
         except SubmissionError as e:
@@ -40,23 +42,41 @@ def grade(submission: Path, out_dir: Path, *, timeout_total=None, **_):
         output = "ok" if score == max_score else f"{name}: expected something else"
         if number == "3.1" and "ratio" in spec:
             output += f"\nratio to budget: {spec['ratio']}"
-        tests.append({"number": number, "name": name, "score": score, "max_score": max_score,
-                      "status": "passed" if score == max_score else "failed", "output": output,
-                      "visibility": "visible"})
-    results = {"score": sum(t["score"] for t in tests), "tests": tests, "output": "fake grader",
-               "execution_time": 0.01}
+        tests.append(
+            {
+                "number": number,
+                "name": name,
+                "score": score,
+                "max_score": max_score,
+                "status": "passed" if score == max_score else "failed",
+                "output": output,
+                "visibility": "visible",
+            }
+        )
+    results = {
+        "score": sum(t["score"] for t in tests),
+        "tests": tests,
+        "output": "fake grader",
+        "execution_time": 0.01,
+    }
     (out_dir / "results.json").write_text(json.dumps(results))
     return results
 
 
-def make_submission(root: Path, student: str, *, points=None, mode="ok", ratio=None, sleep=0.0,
-                    as_zip=False, nest=""):
+def make_submission(
+    root: Path, student: str, *, points=None, mode="ok", ratio=None, sleep=0.0, as_zip=False, nest=""
+):
     """A fake submission folder (or zip) for `student` under `root`."""
     import zipfile
+
     spec = {"who": student, "points": points or {}, "mode": mode, "sleep": sleep}
     if ratio is not None:
         spec["ratio"] = ratio
-    files = {f"{nest}bpe/__init__.py": "", f"{nest}bpe/char_bpe.py": "", f"{nest}bpe/fake.json": json.dumps(spec)}
+    files = {
+        f"{nest}bpe/__init__.py": "",
+        f"{nest}bpe/char_bpe.py": "",
+        f"{nest}bpe/fake.json": json.dumps(spec),
+    }
     if as_zip:
         with zipfile.ZipFile(root / f"{student}.zip", "w") as z:
             for name, text in files.items():

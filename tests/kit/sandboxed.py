@@ -9,6 +9,7 @@ skipped rather than run unprotected.
     proc = grade_sandboxed(submission_dir, out_dir, tests_dir=..., rubric=...)
     proc.returncode, proc.stdout, json.loads((out_dir / "results.json").read_text())
 """
+
 from __future__ import annotations
 
 import functools
@@ -35,24 +36,47 @@ def can_sandbox() -> bool:
     return probe.returncode == 0
 
 
-def run_sandboxed(argv: list[str], *, timeout: float = 300, cwd: Path | None = None,
-                  env: dict[str, str] | None = None, nproc: int = NPROC,
-                  memory_bytes: int = MEMORY_BYTES) -> subprocess.CompletedProcess:
+def run_sandboxed(
+    argv: list[str],
+    *,
+    timeout: float = 300,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    nproc: int = NPROC,
+    memory_bytes: int = MEMORY_BYTES,
+) -> subprocess.CompletedProcess:
     """`argv` in a new PID namespace (every process it leaves behind dies with it), with
     prlimit caps on processes and address space; text output captured. Skips if impossible."""
     if not can_sandbox():
         pytest.skip("needs root and unshare to run hostile code safely")
-    wrapped = ["unshare", "--pid", "--fork", "--mount-proc", "--kill-child",
-               "prlimit", f"--nproc={nproc}", f"--as={memory_bytes}", "--", *map(str, argv)]
+    wrapped = [
+        "unshare",
+        "--pid",
+        "--fork",
+        "--mount-proc",
+        "--kill-child",
+        "prlimit",
+        f"--nproc={nproc}",
+        f"--as={memory_bytes}",
+        "--",
+        *map(str, argv),
+    ]
     full_env = dict(os.environ if env is None else env)
     full_env.setdefault("PYTHONPATH", str(KIT_ROOT))
-    return subprocess.run(wrapped, cwd=cwd or KIT_ROOT, env=full_env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        wrapped, cwd=cwd or KIT_ROOT, env=full_env, capture_output=True, text=True, timeout=timeout
+    )
 
 
-def grade_sandboxed(submission: Path, out: Path, *, tests_dir: Path | None = None,
-                    rubric: Path | None = None, extra: list[str] = (), timeout: float = 300
-                    ) -> subprocess.CompletedProcess:
+def grade_sandboxed(
+    submission: Path,
+    out: Path,
+    *,
+    tests_dir: Path | None = None,
+    rubric: Path | None = None,
+    extra: list[str] = (),
+    timeout: float = 300,
+) -> subprocess.CompletedProcess:
     """`python -m grader grade SUBMISSION --out OUT [...]` through `run_sandboxed`."""
     argv = [PYTHON, "-m", "grader", "grade", str(submission), "--out", str(out)]
     if tests_dir is not None:

@@ -6,6 +6,8 @@ recounts every pair from scratch after every merge. Far too slow for real
 corpora, easy to believe for small ones.
 """
 
+import itertools
+
 import regex
 
 PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -25,16 +27,14 @@ def slow_train_bpe(
     else:
         pieces = [text]
     words = [
-        [bytes([b]) for b in pre.encode("utf-8")]
-        for piece in pieces
-        for pre in regex.findall(PATTERN, piece)
+        [bytes([b]) for b in pre.encode("utf-8")] for piece in pieces for pre in regex.findall(PATTERN, piece)
     ]
 
     merges = []
     while len(vocab) < vocab_size:
         counts: dict[tuple[bytes, bytes], int] = {}
         for w in words:
-            for pair in zip(w, w[1:]):
+            for pair in itertools.pairwise(w):
                 counts[pair] = counts.get(pair, 0) + 1
         if not counts:
             break

@@ -9,6 +9,7 @@ reference is organised inside.
 - "simple": an incremental trainer that finds the max with a plain linear scan, and an encoder
   without a pre-token cache: both speed gates must pass it.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -16,7 +17,7 @@ from pathlib import Path
 
 KIT = Path(__file__).resolve().parents[2]
 
-_COMMON = '''
+_COMMON = """
 from .pretokenize import pretokenize, split_on_special_tokens
 
 
@@ -49,9 +50,12 @@ def _merge(tokens, a, b):
             out.append(tokens[i])
             i += 1
     return out
-'''
+"""
 
-NAIVE_TRAINING = '"""Variant: recounts every pair at every merge."""\n' + _COMMON + '''
+NAIVE_TRAINING = (
+    '"""Variant: recounts every pair at every merge."""\n'
+    + _COMMON
+    + """
 
 def train_bpe(input_path, vocab_size, special_tokens):
     specials, vocab = _start(vocab_size, special_tokens)
@@ -71,9 +75,13 @@ def train_bpe(input_path, vocab_size, special_tokens):
         vocab[len(vocab)] = a + b
         words = [_merge(w, a, b) if len(w) > 1 else w for w in words]
     return vocab, merges
-'''
+"""
+)
 
-INCREMENTAL_TRAINING = '"""Variant: incremental pair counts, plain linear scan for the max."""\n' + _COMMON + '''
+INCREMENTAL_TRAINING = (
+    '"""Variant: incremental pair counts, plain linear scan for the max."""\n'
+    + _COMMON
+    + """
 
 def train_bpe(input_path, vocab_size, special_tokens):
     specials, vocab = _start(vocab_size, special_tokens)
@@ -106,9 +114,10 @@ def train_bpe(input_path, vocab_size, special_tokens):
             words[k] = new
         pairs.pop((a, b), None)
     return vocab, merges
-'''
+"""
+)
 
-_ENCODE_COMMON = '''
+_ENCODE_COMMON = """
 
 def _ids_of(self):
     return {token: i for i, token in self.vocab.items()}
@@ -124,13 +133,16 @@ def _encode_with(self, text, encode_words):
         else:
             out.extend(ids[t] for word in encode_words(self, pretokenize(piece)) for t in word)
     return out
-'''
+"""
 
-REPLAY_ENCODE = '''
+REPLAY_ENCODE = (
+    """
 
 # Variant: replay every merge, in order, over the whole text.
 from .pretokenize import pretokenize, split_on_special_tokens
-''' + _ENCODE_COMMON + '''
+"""
+    + _ENCODE_COMMON
+    + """
 
 def _replay(self, pretokens):
     words = [[bytes([b]) for b in p.encode("utf-8")] for p in pretokens]
@@ -150,9 +162,10 @@ def _replay(self, pretokens):
 
 
 BPETokenizer.encode = lambda self, text: _encode_with(self, text, _replay)
-'''
+"""
+)
 
-SLURP_STREAM = '''
+SLURP_STREAM = """
 
 # Variant: encode_iterable reads everything into memory first (then encodes it quickly).
 _fast_encode = BPETokenizer.encode
@@ -164,13 +177,16 @@ def _slurp(self, iterable):
 
 
 BPETokenizer.encode_iterable = _slurp
-'''
+"""
 
-UNCACHED_ENCODE = '''
+UNCACHED_ENCODE = (
+    """
 
 # Variant: merge each pre-token by rank, with no cache at all.
 from .pretokenize import pretokenize, split_on_special_tokens
-''' + _ENCODE_COMMON + '''
+"""
+    + _ENCODE_COMMON
+    + """
 
 def _by_rank(self, pretokens):
     ranks = {pair: r for r, pair in enumerate(self.merges)}
@@ -194,10 +210,14 @@ def _by_rank(self, pretokens):
 
 
 BPETokenizer.encode = lambda self, text: _encode_with(self, text, _by_rank)
-'''
+"""
+)
 
 
-VARIANTS = {"slow": (NAIVE_TRAINING, SLURP_STREAM + REPLAY_ENCODE), "simple": (INCREMENTAL_TRAINING, UNCACHED_ENCODE)}
+VARIANTS = {
+    "slow": (NAIVE_TRAINING, SLURP_STREAM + REPLAY_ENCODE),
+    "simple": (INCREMENTAL_TRAINING, UNCACHED_ENCODE),
+}
 
 
 def make_variant(kind: str, parent: Path) -> Path:

@@ -1,5 +1,6 @@
 """`make bench` on tiny sizes: the harness runs end to end, writes its report, and the
 implementations it compares agree. No timing is asserted here: speed is only ever reported."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -16,8 +17,13 @@ pytestmark = pytest.mark.slow  # a few seconds of subprocesses in all
 
 
 def bench(*args: str, out: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(RUN), *args, "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, str(RUN), *args, "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def installed(module: str) -> bool:
@@ -58,8 +64,7 @@ def test_optional_contenders_run_when_installed_and_are_skipped_otherwise(quick)
     _, out = quick
     report = json.loads((out / "bench.json").read_text())
     rows = report["training"] + report["encoding"]["rows"]
-    for contender, module in (("hf", "tokenizers"), ("tiktoken", "tiktoken"),
-                              ("bpeasy", "bpeasy")):
+    for contender, module in (("hf", "tokenizers"), ("tiktoken", "tiktoken"), ("bpeasy", "bpeasy")):
         mine = [r for r in rows if r["contender"] == contender]
         assert mine, contender
         for r in mine:
@@ -99,8 +104,8 @@ def test_bad_arguments_get_one_line_and_no_traceback(tmp_path):
 def test_a_capped_job_is_stopped_and_reported(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     from bench import measure
-    outcome, _, _ = measure.run_process([sys.executable, "-c", "import time; time.sleep(60)"],
-                                        timeout_s=0.5)
+
+    outcome, _, _ = measure.run_process([sys.executable, "-c", "import time; time.sleep(60)"], timeout_s=0.5)
     assert outcome.timed_out and not outcome.ok
     assert "stopped after 0.5 s" in outcome.error
 
@@ -108,6 +113,7 @@ def test_a_capped_job_is_stopped_and_reported(monkeypatch):
 def test_targets_are_judged_from_the_rows_the_run_measured(quick, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     from bench import targets
+
     _, out = quick
     report = json.loads((out / "bench.json").read_text())
     judged = {t["target"]: t for t in targets.evaluate(report, big_mb=0.05)}
@@ -127,8 +133,10 @@ def test_a_jobs_peak_memory_is_its_own_not_the_benchs(tmp_path):
     corpus.write_text("the cat sat on the mat. " * 2000, encoding="utf-8")
     ballast = bytearray(300 << 20)
     ballast[:: 1 << 12] = b"x" * len(ballast[:: 1 << 12])  # touch every page: this process peaks above 300 MB
-    outcome = measure.run_job({"kind": "train", "contender": "reference", "input": str(corpus),
-                               "vocab_size": 300, "specials": []}, timeout_s=300)
+    outcome = measure.run_job(
+        {"kind": "train", "contender": "reference", "input": str(corpus), "vocab_size": 300, "specials": []},
+        timeout_s=300,
+    )
     del ballast
     assert outcome.ok, outcome.error
     assert 5 < outcome.peak_rss_mb < 150

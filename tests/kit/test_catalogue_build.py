@@ -1,5 +1,6 @@
 """The catalogue itself (fast, no grading): every row builds, says what it proves, and agrees with
 the committed kill matrix. The gradings are in test_catalogue_matrix.py / test_catalogue_hostile.py."""
+
 from __future__ import annotations
 
 import filecmp
@@ -33,7 +34,7 @@ def selected(expr: str) -> set[str]:
     for test_id in IDS:
         module, func = test_id.split("::")
         words = (module, func, module.removesuffix(".py"))
-        if compiled.evaluate(lambda s, *_: any(s.lower() in w.lower() for w in words)):
+        if compiled.evaluate(lambda s, *_, words=words: any(s.lower() in w.lower() for w in words)):
             out.add(test_id)
     return out
 
@@ -57,11 +58,17 @@ def test_entry_builds_and_compiles(name, tmp_path):
     for f in sorted((sub / "bpe").rglob("*.py")):
         py_compile.compile(str(f), cfile=str(tmp_path / "c.pyc"), doraise=True)
     solution = KIT_ROOT / "solution" / "bpe"
-    changed = [f for f in (sub / "bpe").rglob("*.py")
-               if not (solution / f.name).is_file() or not filecmp.cmp(f, solution / f.name, shallow=False)]
+    changed = [
+        f
+        for f in (sub / "bpe").rglob("*.py")
+        if not (solution / f.name).is_file() or not filecmp.cmp(f, solution / f.name, shallow=False)
+    ]
     if entry.kind == "variant":
-        shared = [f.name for f in (sub / "bpe").glob("*.py")
-                  if (solution / f.name).is_file() and filecmp.cmp(f, solution / f.name, shallow=False)]
+        shared = [
+            f.name
+            for f in (sub / "bpe").glob("*.py")
+            if (solution / f.name).is_file() and filecmp.cmp(f, solution / f.name, shallow=False)
+        ]
         assert not shared, f"variant {name} must be independent of the reference, but shares {shared}"
     else:
         assert changed, f"{name} builds to an exact copy of the reference: it tests nothing"
@@ -71,16 +78,18 @@ def test_entry_builds_and_compiles(name, tmp_path):
 def test_entry_expectations_name_real_tests(name):
     entry = catalogue.by_name(name)
     for pattern in (*entry.fails, *entry.collateral):
-        assert any(entry.must_fail(i) and _matches(pattern, i) for i in IDS), \
+        assert any(entry.must_fail(i) and _matches(pattern, i) for i in IDS), (
             f"{name}: {pattern!r} matches no rubric test"
+        )
     chosen = selected(entry.select)
     assert chosen, f"{name}: select {entry.select!r} selects no rubric test"
     primary = {i for i in IDS if any(_matches(p, i) for p in entry.fails)}
     missed = sorted(i for i in primary if i not in chosen and entry.kind != "hostile")
     assert not missed, f"{name}: select {entry.select!r} leaves out tests it must fail: {missed}"
     if entry.kind != "variant" and entry.fails != ("*",):
-        assert chosen - expected_failures(entry), \
+        assert chosen - expected_failures(entry), (
             f"{name}: select {entry.select!r} holds no test it must keep passing"
+        )
 
 
 def _matches(pattern: str, test_id: str) -> bool:
@@ -91,13 +100,22 @@ def _matches(pattern: str, test_id: str) -> bool:
 
 def test_a_replacement_must_match_exactly_once(tmp_path):
     good = catalogue.by_name("decode_strict")
-    missing = catalogue.Entry(**{**good.__dict__, "build": {"replace": [
-        {"file": "bpe/tokenizer.py", "old": "this text is not in the reference", "new": ""}]}})
+    missing = catalogue.Entry(
+        **{
+            **good.__dict__,
+            "build": {
+                "replace": [
+                    {"file": "bpe/tokenizer.py", "old": "this text is not in the reference", "new": ""}
+                ]
+            },
+        }
+    )
     with pytest.raises(catalogue.CatalogueError, match="exactly one occurrence"):
         catalogue.materialize(missing, tmp_path / "a")
-    twice = catalogue.Entry(**{**good.__dict__, "build": {"replace": [
-        {"file": "bpe/tokenizer.py", "old": "self", "new": "me"}]}})
-    with pytest.raises(catalogue.CatalogueError, match="found [0-9]+"):
+    twice = catalogue.Entry(
+        **{**good.__dict__, "build": {"replace": [{"file": "bpe/tokenizer.py", "old": "self", "new": "me"}]}}
+    )
+    with pytest.raises(catalogue.CatalogueError, match=r"found [0-9]+"):
         catalogue.materialize(twice, tmp_path / "b")
 
 
@@ -109,7 +127,9 @@ def test_an_unfilled_placeholder_is_an_error(tmp_path):
 
 def test_kill_matrix_agrees_with_the_catalogue():
     numbers, rows = kill_matrix.parse(kill_matrix.MATRIX.read_text(encoding="utf-8"))
-    assert numbers == [e.number for e in RUBRIC], "kill_matrix.md is out of date with the rubric: regenerate it"
+    assert numbers == [e.number for e in RUBRIC], (
+        "kill_matrix.md is out of date with the rubric: regenerate it"
+    )
     graded = [e for e in ENTRIES if e.kind != "hostile"]
     assert sorted(rows) == sorted(e.name for e in graded), "kill_matrix.md rows differ from the catalogue"
     for entry in graded:
@@ -118,7 +138,8 @@ def test_kill_matrix_agrees_with_the_catalogue():
         if entry.gap:  # a known hole in the graded suite: the row may fail less than it should
             assert got < want, f"{entry.name} is now caught: drop its `gap` ({entry.gap})"
             continue
-        assert got == want, (f"{entry.name}: the full grading fails {sorted(got)} but the catalogue "
-                             f"expects {sorted(want)}")
+        assert got == want, (
+            f"{entry.name}: the full grading fails {sorted(got)} but the catalogue expects {sorted(want)}"
+        )
         if entry.kind in ("mutant", "slow"):
             assert got, f"{entry.name} survives the whole graded suite"

@@ -8,6 +8,7 @@ tests/kit/sandboxed.py): each earns exactly what it honestly earns, and after ea
   sandbox cannot damage the working tree), and no /tmp/bpe-kit-pwned-* trace appeared;
 - no connection reached the test's listener on 127.0.0.1.
 """
+
 from __future__ import annotations
 
 import glob
@@ -31,7 +32,9 @@ WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the wh
 
 
 def _param(entry: catalogue.Entry):
-    return pytest.param(entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE))
+    return pytest.param(
+        entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
+    )
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.hostile]
@@ -101,18 +104,25 @@ def hostile_runs(request, tmp_path_factory):
         entry = catalogue.by_name(name)
         listener = Listener()
         try:
-            sub = catalogue.materialize(entry, work / name / "submission",
-                                        fill={"LISTEN_PORT": str(listener.port)})
+            sub = catalogue.materialize(
+                entry, work / name / "submission", fill={"LISTEN_PORT": str(listener.port)}
+            )
             traces_before = set(glob.glob(TRACES))
-            done = jail.grade_in_jail(sub, work / name / "out", tests=entry.select or None,
-                                      linger=entry.linger)
+            done = jail.grade_in_jail(
+                sub, work / name / "out", tests=entry.select or None, linger=entry.linger
+            )
         finally:
             connections = listener.close()
-        return {"done": done, "connections": connections,
-                "traces": sorted(set(glob.glob(TRACES)) - traces_before)}
+        return {
+            "done": done,
+            "connections": connections,
+            "traces": sorted(set(glob.glob(TRACES)) - traces_before),
+        }
 
     pool = Prefetch(job)
-    pool.start(n for n in selected_params(request, "name") if catalogue.by_name(n).smoke or catalogue.grade_all())
+    pool.start(
+        n for n in selected_params(request, "name") if catalogue.by_name(n).smoke or catalogue.grade_all()
+    )
     yield pool
     pool.close()
 

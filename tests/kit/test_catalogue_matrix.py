@@ -5,6 +5,7 @@ the points catalogue.toml says, and the same cells as the committed kill matrix.
 Each row is graded on its `select`ed rubric tests (all of them for variants), two at a time; a
 representative subset is graded twice and must give identical results.json apart from timings.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,7 +29,9 @@ WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the wh
 
 
 def _param(entry: catalogue.Entry):
-    return pytest.param(entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE))
+    return pytest.param(
+        entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
+    )
 
 
 pytestmark = pytest.mark.slow
@@ -78,7 +81,9 @@ def test_grade_matches_catalogue(name, gradings, request):
         if lost != entry.must_fail(test_id):
             verdict = "lost" if lost else "kept"
             first = t["output"].strip().splitlines()[:3]
-            wrong.append(f"{t['number']} {test_id}: {verdict} its points, expected otherwise. {' / '.join(first)}")
+            wrong.append(
+                f"{t['number']} {test_id}: {verdict} its points, expected otherwise. {' / '.join(first)}"
+            )
     assert not wrong, f"{name} ({entry.why}):\n" + "\n".join(wrong)
     graded = {ID_OF[t["number"]] for t in results["tests"]}
     primary = [i for i in ID_OF.values() if any(fnmatchcase(i, p) for p in entry.fails)]

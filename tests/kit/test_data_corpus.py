@@ -1,4 +1,5 @@
 """data/corpus.py: the same bytes everywhere, the promised shape, and ensure()/CLI behaviour."""
+
 from __future__ import annotations
 
 import collections
@@ -27,8 +28,7 @@ def _docs(text: str) -> list[str]:
 
 def test_splitmix64_matches_the_published_sequence():
     rng = corpus.SplitMix64(1234567)  # test vector of the reference C implementation
-    assert [rng.next() for _ in range(3)] == [6457827717110365317, 3203168211198807973,
-                                             9817491932198370423]
+    assert [rng.next() for _ in range(3)] == [6457827717110365317, 3203168211198807973, 9817491932198370423]
 
 
 @pytest.mark.parametrize("name", list(corpus.FILES))
@@ -37,16 +37,20 @@ def test_generated_bytes_match_the_pinned_sha256(name):
     data = corpus.generate_text(kind, size, seed).encode("utf-8")
     assert hashlib.sha256(data).hexdigest() == corpus.SHA256[name], (
         f"the generator changed {name}; if on purpose, update SHA256 "
-        "(python data/corpus.py --print-hashes) and regenerate the fixtures built from it")
+        "(python data/corpus.py --print-hashes) and regenerate the fixtures built from it"
+    )
     assert size - 5_000 <= len(data) <= size
 
 
 def test_same_text_in_another_process_with_another_hash_seed():
-    code = ("import hashlib, sys; sys.path.insert(0, sys.argv[1]); from data import corpus; "
-            "print(hashlib.sha256(corpus.generate_text('mixed', 60_000, 7).encode()).hexdigest())")
+    code = (
+        "import hashlib, sys; sys.path.insert(0, sys.argv[1]); from data import corpus; "
+        "print(hashlib.sha256(corpus.generate_text('mixed', 60_000, 7).encode()).hexdigest())"
+    )
     env = dict(os.environ, PYTHONHASHSEED="12345")
-    out = subprocess.run([sys.executable, "-c", code, str(ROOT)], env=env, capture_output=True,
-                         text=True, check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT)], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == hashlib.sha256(corpus.generate_text("mixed", 60_000, 7).encode()).hexdigest()
 
 
@@ -81,9 +85,28 @@ def test_languages_per_kind():
 
 def test_text_has_the_features_tokenizers_must_handle():
     text = corpus.generate_text("mixed", 400_000, 12)
-    for needle in ["don't", "can't", "I'm", "It's", "'s ", "\u2019", "\u201c", "\u201d", " \u2014 ",
-                   "\u2026", "Zo\u00eb", "Chlo\u00e9", "\n\n", "，", "。", "“", "：", "！", "《",
-                   "、"]:
+    for needle in [
+        "don't",
+        "can't",
+        "I'm",
+        "It's",
+        "'s ",
+        "\u2019",
+        "\u201c",
+        "\u201d",
+        " \u2014 ",
+        "\u2026",
+        "Zo\u00eb",
+        "Chlo\u00e9",
+        "\n\n",
+        "，",
+        "。",
+        "“",
+        "：",
+        "！",
+        "《",
+        "、",
+    ]:
         assert needle in text, needle
     assert regex.search(r"\p{Extended_Pictographic}", text)
     assert regex.search(r" \d{2} ", text) and regex.search(r"\d+:\d\d", text)
@@ -137,20 +160,30 @@ def test_ensure_refuses_bytes_that_drifted_from_the_pin(corpus_dir, monkeypatch)
 
 
 def test_cli_as_script_from_elsewhere_and_as_module(tmp_path):
-    script = subprocess.run([sys.executable, str(ROOT / "data" / "corpus.py")], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=120)
+    script = subprocess.run(
+        [sys.executable, str(ROOT / "data" / "corpus.py")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert script.returncode == 0, script.stderr
     for name, digest in corpus.SHA256.items():
         assert f"sha256 {digest}  data/corpus/{name}" in script.stdout
         assert (ROOT / "data" / "corpus" / name).is_file()
-    module = subprocess.run([sys.executable, "-m", "data.corpus"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=120)
+    module = subprocess.run(
+        [sys.executable, "-m", "data.corpus"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert module.returncode == 0 and module.stdout.splitlines()[:4] == script.stdout.splitlines()[:4]
 
 
 def test_cli_bad_argument_is_one_line():
-    done = subprocess.run([sys.executable, str(ROOT / "data" / "corpus.py"), "--nope"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "data" / "corpus.py"), "--nope"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "usage" in done.stderr
 
 
@@ -159,7 +192,8 @@ def test_cli_unwritable_destination_is_one_line(tmp_path):
     copy.mkdir()
     (copy / "corpus.py").write_bytes((ROOT / "data" / "corpus.py").read_bytes())
     (copy / "corpus").write_text("a file where the folder should be")
-    done = subprocess.run([sys.executable, str(copy / "corpus.py")], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, str(copy / "corpus.py")], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 1 and done.stderr.count("\n") == 1
     assert done.stderr.startswith("error: could not write") and "Traceback" not in done.stderr

@@ -1,5 +1,6 @@
 """data/fetch.py against a local HTTP server (never the internet): resume, Range ignored,
 checksum mismatch, gzip, progress output, offline message."""
+
 from __future__ import annotations
 
 import gzip
@@ -31,7 +32,7 @@ class _Handler(BaseHTTPRequestHandler):
         server = self.server
         server.requests.append((self.path, self.headers.get("Range")))
         if self.path.startswith("/hop/"):  # like Hugging Face: 302 to the CDN, digest on the 302
-            target = "/" + self.path[len("/hop/"):]
+            target = "/" + self.path[len("/hop/") :]
             self.send_response(302)
             self.send_header("Location", target)
             self.send_header("X-Linked-Etag", f'"{hashlib.sha256(server.files[target]).hexdigest()}"')
@@ -122,8 +123,10 @@ def test_digest_on_a_redirect_is_used(server, tmp_path):
     server.etag = "not-a-digest"  # the CDN's ETag is useless; the 302's X-Linked-Etag is not
     server.drops = [1_200_000]
     _fetch(server, tmp_path, "hop/cdn/data.txt")
-    assert server.requests[2:] == [("/hop/cdn/data.txt", "bytes=1200000-"),
-                                   ("/cdn/data.txt", "bytes=1200000-")]  # Range survives the 302
+    assert server.requests[2:] == [
+        ("/hop/cdn/data.txt", "bytes=1200000-"),
+        ("/cdn/data.txt", "bytes=1200000-"),
+    ]  # Range survives the 302
     entry = json.loads((tmp_path / "manifest.json").read_text())["sample"]
     assert entry["verified_by"] == "etag"
     assert entry["sha256"] == hashlib.sha256(PAYLOAD).hexdigest()
@@ -250,8 +253,11 @@ def test_plain_progress_without_a_size_still_reports_every_30_seconds():
     for second in range(1, 95):
         now[0] = float(second)
         progress.update(second * 1_000_000)
-    assert stream.getvalue().splitlines() == ["f.txt  30.0 MB  1.0 MB/s", "f.txt  60.0 MB  1.0 MB/s",
-                                              "f.txt  90.0 MB  1.0 MB/s"]
+    assert stream.getvalue().splitlines() == [
+        "f.txt  30.0 MB  1.0 MB/s",
+        "f.txt  60.0 MB  1.0 MB/s",
+        "f.txt  90.0 MB  1.0 MB/s",
+    ]
 
 
 def _closed_port() -> int:
@@ -262,12 +268,24 @@ def _closed_port() -> int:
 
 def test_offline_cli_prints_one_line_and_fails(tmp_path):
     base = f"http://127.0.0.1:{_closed_port()}"
-    done = subprocess.run([sys.executable, str(ROOT / "data" / "fetch.py"), "--only",
-                           "tinystories-valid", "--dest", str(tmp_path), "--base-url", base],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "data" / "fetch.py"),
+            "--only",
+            "tinystories-valid",
+            "--dest",
+            str(tmp_path),
+            "--base-url",
+            base,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode != 0 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"could not reach 127.0.0.1:")
+    assert done.stderr.startswith("could not reach 127.0.0.1:")
     assert done.stderr.rstrip().endswith("; the kit works without these files")
 
 
@@ -277,8 +295,7 @@ def test_http_error_is_one_clear_line(server, tmp_path):
 
 
 def test_cli_rejects_unknown_dataset_name(tmp_path):
-    assert fetch.BY_NAME.keys() == {"tinystories-train", "tinystories-valid", "owt-train",
-                                    "owt-valid"}
+    assert fetch.BY_NAME.keys() == {"tinystories-train", "tinystories-valid", "owt-train", "owt-valid"}
     with pytest.raises(SystemExit) as exit_:
         fetch.main(["--only", "nope", "--dest", str(tmp_path)])
     assert exit_.value.code == 2

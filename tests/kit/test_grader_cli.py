@@ -1,4 +1,5 @@
 """`python -m grader grade`: one-line errors when it cannot grade, and the three report formats."""
+
 from __future__ import annotations
 
 import json
@@ -9,12 +10,12 @@ import xml.etree.ElementTree as ET
 import zipfile
 
 import pytest
-
-from grader import api
 from grader_toys import by_name, write_submission, write_suite
 from sandboxed import KIT_ROOT
 
-SUITE = '''
+from grader import api
+
+SUITE = """
 def test_trains(bpe):
     assert bpe.CharBPE.train("abab", 0).encode("ba") == [2, 1]
 
@@ -34,12 +35,17 @@ def test_cases(bpe, text):
 
 def test_notes(bpe, record_property):
     record_property("feedback", "a note for the student")
-'''
+"""
 
 
 def grade_cli(*args, cwd=KIT_ROOT):
-    return subprocess.run([sys.executable, "-m", "grader", "grade", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "grader", "grade", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +82,10 @@ def test_results_json_follows_gradescope_schema(graded):
     assert tests["test_stub"]["output"].startswith("Not implemented yet")
     assert "ignored" not in tests["test_stub"]["output"]
     assert tests["test_cases"]["output"].startswith("1 of 3 cases failed; first: [x]")
-    assert tests["test_notes"]["status"] == "passed" and tests["test_notes"]["output"] == "a note for the student"
+    assert (
+        tests["test_notes"]["status"] == "passed"
+        and tests["test_notes"]["output"] == "a note for the student"
+    )
 
 
 def test_terminal_table_and_junit(graded):
@@ -155,7 +164,7 @@ def test_cli_errors_are_one_line(toy, tmp_path):
 
 @pytest.mark.parametrize("member", ["../evil/bpe/__init__.py", "/abs/bpe/__init__.py"])
 def test_unsafe_zips_are_refused(toy, tmp_path, member):
-    sub, tests, rubric = toy
+    _sub, tests, rubric = toy
     archive = tmp_path / "evil.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("bpe/__init__.py", "")
@@ -166,7 +175,7 @@ def test_unsafe_zips_are_refused(toy, tmp_path, member):
 
 
 def test_zip_bombs_are_refused(toy, tmp_path):
-    sub, tests, rubric = toy
+    _sub, tests, rubric = toy
     archive = tmp_path / "bomb.zip"
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("bpe/__init__.py", "")
@@ -175,7 +184,7 @@ def test_zip_bombs_are_refused(toy, tmp_path):
         api.grade(archive, tmp_path / "out", tests_dir=tests, rubric=rubric)
 
 
-FIXTURE_SUITE = '''
+FIXTURE_SUITE = """
 @pytest.fixture
 def tok(bpe):
     return bpe.CharBPE.train("abab", 0)
@@ -185,7 +194,7 @@ def test_handle_from_a_fixture(tok):
 
 def test_next_test_has_a_fresh_worker(bpe):
     assert bpe.merge([1], (1, 1), 2) == [1]
-'''
+"""
 
 
 def test_objects_made_in_fixtures_live_through_their_test(tmp_path):

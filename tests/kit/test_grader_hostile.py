@@ -5,6 +5,7 @@ misbehaviour, then checks that a fresh worker serves the next test and that noth
 Graded at each isolation level (`--isolation auto|uid|process-group`): a level this machine cannot
 provide falls back to a weaker one, and the checks follow the level actually used.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,15 +13,17 @@ import os
 import sys
 
 import pytest
-
-from grader import api
-from grader.sandbox import KIT_ROOT
 from grader_toys import HONEST, by_name, write_submission, write_suite
 from sandboxed import grade_sandboxed, run_sandboxed
 
+from grader import api
+from grader.sandbox import KIT_ROOT
+
 pytestmark = [pytest.mark.hostile, pytest.mark.slow]
 
-HOSTILE = HONEST + '''
+HOSTILE = (
+    HONEST
+    + """
 import signal
 
 def exit_now():
@@ -103,7 +106,8 @@ def try_read(path):
 def noisy():
     print("A" * 200_000)
     return 1
-'''
+"""
+)
 
 SUITE = '''
 import os
@@ -185,8 +189,10 @@ def graded(request, tmp_path_factory):
     out = tmp / "out"
     level = api.isolation_level(isolation=request.param)
     # kill(-1) is harmless to the grader only when the worker is not the grader's own uid.
-    source = (f"OUT = {str(out)!r}\nSOLUTION = {str(KIT_ROOT / 'solution/bpe/__init__.py')!r}\n"
-              f"NAMESPACES = {level != 'process-group'}\n" + SUITE)
+    source = (
+        f"OUT = {str(out)!r}\nSOLUTION = {str(KIT_ROOT / 'solution/bpe/__init__.py')!r}\n"
+        f"NAMESPACES = {level != 'process-group'}\n" + SUITE
+    )
     tests, rubric = write_suite(tmp, source)
     proc = grade_sandboxed(sub, out, tests_dir=tests, rubric=rubric, extra=["--isolation", request.param])
     assert proc.returncode == 0, proc.stderr
@@ -195,16 +201,19 @@ def graded(request, tmp_path_factory):
     return level, by_name(results)
 
 
-@pytest.mark.parametrize("name, words", [
-    ("test_exit", "SystemExit"),
-    ("test_hard_exit", "exited with status 5"),
-    ("test_base_exception", "Doom"),
-    ("test_segfault", "SIGSEGV"),
-    ("test_memory_bomb", "MemoryError (your code hit the memory limit"),
-    ("test_huge_reply", "larger than"),
-    ("test_deep_reply", "nested deeper"),
-    ("test_forever", "did not answer in time"),
-])
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("test_exit", "SystemExit"),
+        ("test_hard_exit", "exited with status 5"),
+        ("test_base_exception", "Doom"),
+        ("test_segfault", "SIGSEGV"),
+        ("test_memory_bomb", "MemoryError (your code hit the memory limit"),
+        ("test_huge_reply", "larger than"),
+        ("test_deep_reply", "nested deeper"),
+        ("test_forever", "did not answer in time"),
+    ],
+)
 def test_misbehaviour_fails_only_its_test_with_a_reason(graded, name, words):
     _, tests = graded
     assert tests[name]["status"] == "failed"
@@ -212,7 +221,7 @@ def test_misbehaviour_fails_only_its_test_with_a_reason(graded, name, words):
 
 
 def test_workers_are_replaced_and_nothing_is_left_running(graded):
-    mode, tests = graded
+    _mode, tests = graded
     for name in ("test_daemon", "test_fork_many", "test_kill_everyone", "test_still_serving_and_clean"):
         assert tests[name]["status"] == "passed", tests[name]["output"]
 
@@ -239,7 +248,7 @@ def test_killing_the_grader_leaves_no_worker_behind(tmp_path):
     """Even a grader killed outright (no cleanup) takes its workers with it."""
     sub = write_submission(tmp_path / "sub", HOSTILE)
     script = tmp_path / "killed.py"
-    script.write_text(f'''
+    script.write_text(f"""
 import os, signal, sys, time
 from pathlib import Path
 from grader.remote import connect
@@ -255,7 +264,7 @@ with connect(Path({str(sub)!r})) as bpe:
         os._exit(0)
     with bpe.kit.timeout(30):
         bpe.forever()
-''')
+""")
     # Under a shell, so the grader is not the namespace's init (which SIGKILL cannot reach).
     # TMPDIR: the sandbox of a grader that cannot clean up lands in this test's own folder.
     env = dict(os.environ, TMPDIR=str(tmp_path))

@@ -1,14 +1,16 @@
 """The `--inprocess` fixture: the real module plus the same `bpe.kit` namespace, for debugging."""
+
 from __future__ import annotations
 
-
 import pytest
+from grader_toys import HONEST, write_submission
 
 from grader.inprocess import InprocessBpe, LocalObject
 from grader.kit import CallStats, StreamResult
-from grader_toys import HONEST, write_submission
 
-SLURPER = HONEST + '''
+SLURPER = (
+    HONEST
+    + """
 class Slurper(CharBPE):
     def encode_iterable(self, chunks):
         yield len("".join(chunks))
@@ -19,7 +21,8 @@ def save(path):
 
 def busy(n):
     return sum(i * i for i in range(n))
-'''
+"""
+)
 
 
 @pytest.fixture

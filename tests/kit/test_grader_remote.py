@@ -1,17 +1,20 @@
 """The sandboxed `bpe` proxy against a small honest submission: values, handles, paths, kit helpers,
 and the confinement the worker runs under."""
+
 from __future__ import annotations
 
 import resource
 import time
 
 import pytest
+from grader_toys import HONEST, write_submission
 
 from grader import remote
 from grader.sandbox import KIT_ROOT, namespaces_available
-from grader_toys import HONEST, write_submission
 
-PROBES = HONEST + '''
+PROBES = (
+    HONEST
+    + """
 def probe():
     import sys
     limits = {n: resource.getrlimit(getattr(resource, n)) for n in
@@ -68,15 +71,22 @@ def symlink_out(scratch_name):
 def big_file(name, size):
     with open(name, "w") as f:
         f.write("x" * size)
-'''.replace("{kit!r}", repr(str(KIT_ROOT)))
+""".replace("{kit!r}", repr(str(KIT_ROOT)))
+)
 
 
 @pytest.fixture(scope="module")
 def bpe(tmp_path_factory):
-    root = write_submission(tmp_path_factory.mktemp("sub"), PROBES,
-                            extra={"sitecustomize.py": "raise SystemExit(9)\n",
-                                   "usercustomize.py": "raise SystemExit(9)\n",
-                                   "planted.py": "X = 1\n", "conftest.py": "raise SystemExit(9)\n"})
+    root = write_submission(
+        tmp_path_factory.mktemp("sub"),
+        PROBES,
+        extra={
+            "sitecustomize.py": "raise SystemExit(9)\n",
+            "usercustomize.py": "raise SystemExit(9)\n",
+            "planted.py": "X = 1\n",
+            "conftest.py": "raise SystemExit(9)\n",
+        },
+    )
     with remote.connect(root) as proxy:
         yield proxy
 
@@ -138,7 +148,7 @@ def test_path_arguments_are_copied_in_read_only(bpe, tmp_path):
     path, text = bpe.read(src)
     assert text == "hello" and path != str(src) and path.endswith("/corpus.txt")
     if namespaces_available():  # read-only mount, and an unprivileged uid
-        with pytest.raises(OSError, match="Read-only|Permission"):
+        with pytest.raises(OSError, match=r"Read-only|Permission"):
             bpe.touch(src)
     assert src.read_text() == "hello"
     with pytest.raises(FileNotFoundError):
@@ -239,19 +249,18 @@ def test_scratch_space_is_capped(bpe):
 def test_without_namespaces_a_worker_cannot_read_another_sandbox(tmp_path):
     """Uid-only isolation (root without namespaces): every worker is uid 65534, so sandboxes are
     kept apart by a group of their own."""
-    from grader.sandbox import Options, uid_drop_available
+    from grader.sandbox import uid_drop_available
 
     if not uid_drop_available():
         pytest.skip("needs root and an interpreter uid 65534 can run")
     other = write_submission(tmp_path / "other", "SECRET = 1\n")
     mine = write_submission(tmp_path / "mine", PROBES + "\nimport regex\n")
-    with remote.connect(other, namespaces=False) as theirs, \
-            remote.connect(mine, namespaces=False) as me:
+    with remote.connect(other, namespaces=False) as theirs, remote.connect(mine, namespaces=False) as me:
         assert me.kit.isolation == "uid"
         assert theirs.SECRET == 1
         assert me.probe()["uid"] == 65534
         secret = theirs._session.sandbox.root / "submission" / "bpe" / "__init__.py"
         with pytest.raises(PermissionError):
             me.read(str(secret))
-        path, text = me.read(tmp_path / "mine" / "bpe" / "__init__.py")  # its own inputs: fine
+        _path, text = me.read(tmp_path / "mine" / "bpe" / "__init__.py")  # its own inputs: fine
         assert "def probe" in text

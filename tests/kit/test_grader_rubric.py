@@ -1,4 +1,5 @@
 """Rubric loading (clear one-line errors) and all-or-nothing scoring of records."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,7 +7,7 @@ import pytest
 from grader.rubric import RubricError, load, number_key
 from grader.scoring import score
 
-GOOD = '''
+GOOD = """
 [[test]]
 id = "test_p.py::test_a"
 number = "1.2"
@@ -21,7 +22,7 @@ number = "1.10"
 name = "b"
 part = "efficiency"
 points = 2.5
-'''
+"""
 
 
 def write(tmp_path, text):
@@ -40,16 +41,19 @@ def test_load_reads_entries_with_defaults(tmp_path):
     assert (b.part, b.points, b.visibility) == ("efficiency", 2.5, "visible")
 
 
-@pytest.mark.parametrize("change, words", [
-    (("points = 3", "points = -1"), "non-negative"),
-    (("points = 3", "points = true"), "non-negative"),
-    (('visibility = "hidden"', 'visibility = "secret"'), "visibility"),
-    (("part = 1", "part = 4"), "part"),
-    (('id = "test_p.py::test_a"', 'id = "test_a"'), "id must"),
-    (('number = "1.10"', 'number = "1.2"'), "duplicate"),
-    (('name = "a"\n', ""), "missing key"),
-    (("[[test]]", "[[test"), "cannot read"),
-])
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (("points = 3", "points = -1"), "non-negative"),
+        (("points = 3", "points = true"), "non-negative"),
+        (('visibility = "hidden"', 'visibility = "secret"'), "visibility"),
+        (("part = 1", "part = 4"), "part"),
+        (('id = "test_p.py::test_a"', 'id = "test_a"'), "id must"),
+        (('number = "1.10"', 'number = "1.2"'), "duplicate"),
+        (('name = "a"\n', ""), "missing key"),
+        (("[[test]]", "[[test"), "cannot read"),
+    ],
+)
 def test_bad_rubrics_name_the_file_and_the_problem(tmp_path, change, words):
     path = write(tmp_path, GOOD.replace(*change, 1))
     with pytest.raises(RubricError) as info:
@@ -71,8 +75,11 @@ def test_numbers_sort_naturally():
 
 def test_scoring_is_all_or_nothing_over_parametrized_cases(tmp_path):
     entries = load(write(tmp_path, GOOD))
-    records = [rec("test_p.py::test_a[x]"), rec("test_p.py::test_a[y]", "failed", "boom"),
-               rec("test_p.py::test_b")]
+    records = [
+        rec("test_p.py::test_a[x]"),
+        rec("test_p.py::test_a[y]", "failed", "boom"),
+        rec("test_p.py::test_b"),
+    ]
     a, b = score(entries, records)
     assert (a.status, a.score) == ("failed", 0) and a.feedback == "1 of 2 cases failed; first: [y]\nboom"
     assert (b.status, b.score) == ("passed", 2.5)
@@ -89,6 +96,6 @@ def test_not_implemented_and_not_run(tmp_path):
 
 def test_unlisted_tests_are_an_error(tmp_path):
     entries = load(write(tmp_path, GOOD))
-    with pytest.raises(RubricError, match="no entry for test_p.py::test_c"):
+    with pytest.raises(RubricError, match=r"no entry for test_p\.py::test_c"):
         score(entries, [rec("test_p.py::test_c"), rec("test_p.py::test_a")])
     assert len(score(entries, [rec("test_p.py::test_c")], allow_unlisted=True)) == 2

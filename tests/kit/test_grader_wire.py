@@ -1,4 +1,5 @@
 """The wire codec: round trips, exact builtin types on the trusted side, caps on size and depth."""
+
 from __future__ import annotations
 
 import json
@@ -25,11 +26,28 @@ def exact_types(value):
     return {type(value)}
 
 
-@pytest.mark.parametrize("value", [
-    None, True, False, 0, -7, 2**80, 1.5, "héllo\n\x00", b"\x00\xff bytes", [], (), {},
-    [1, [2, (3, b"4")]], {0: b"a", 255: b"\xff", 256: b"ab"}, [((b"a", b"b"), 3)],
-    {"vocab": ["\ufffd", "a"], "merges": [[[1, 2], 3]]}, {(1, 2): [b""], "k": None},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        False,
+        0,
+        -7,
+        2**80,
+        1.5,
+        "héllo\n\x00",
+        b"\x00\xff bytes",
+        [],
+        (),
+        {},
+        [1, [2, (3, b"4")]],
+        {0: b"a", 255: b"\xff", 256: b"ab"},
+        [((b"a", b"b"), 3)],
+        {"vocab": ["\ufffd", "a"], "merges": [[[1, 2], 3]]},
+        {(1, 2): [b""], "k": None},
+    ],
+)
 def test_round_trip_preserves_value_and_type(value):
     back = roundtrip(value)
     assert back == value
@@ -68,17 +86,20 @@ def test_unknown_objects_become_opaque_values_that_equal_nothing():
     assert "set" in repr(back[0])
 
 
-@pytest.mark.parametrize("line", [
-    b'{"a": 1, "b": 2}',                 # not a tag
-    b'{"x": 1}',                          # unknown tag
-    b'{"b": "not base64!"}',              # bad bytes
-    b'{"d": [[[1], 2]]}',                 # unhashable key
-    b'{"d": [[1]]}',                      # broken pair
-    b'[NaN]',                             # bare constant
-    b'[1, 2',                             # truncated
-    b'{"t": [1], "t": [2]}',              # duplicate key
-    b'{"h": [1, "CharBPE"]}',             # a handle where none may appear
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'{"a": 1, "b": 2}',  # not a tag
+        b'{"x": 1}',  # unknown tag
+        b'{"b": "not base64!"}',  # bad bytes
+        b'{"d": [[[1], 2]]}',  # unhashable key
+        b'{"d": [[1]]}',  # broken pair
+        b"[NaN]",  # bare constant
+        b"[1, 2",  # truncated
+        b'{"t": [1], "t": [2]}',  # duplicate key
+        b'{"h": [1, "CharBPE"]}',  # a handle where none may appear
+    ],
+)
 def test_decode_rejects_malformed_values(line):
     with pytest.raises(wire.WireError):
         wire.decode(wire.loads(line))
@@ -126,7 +147,7 @@ def test_lines_are_single_ascii_lines():
 
 def test_envelope_requires_distinct_string_keys():
     assert wire.envelope(wire.loads(b'{"id": 1, "ok": [1]}')) == {"id": 1, "ok": [1]}
-    for bad in (b'[1]', b'{"id": 1, "id": 2}'):
+    for bad in (b"[1]", b'{"id": 1, "id": 2}'):
         with pytest.raises(wire.WireError):
             wire.envelope(wire.loads(bad))
 

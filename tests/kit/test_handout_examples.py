@@ -5,6 +5,7 @@ Blocks fenced as ```python are examples; a block whose first line is a comment c
 All examples run in one fresh interpreter, each in its own namespace, with the solution's `bpe`
 and the kit's `data` package importable, in a scratch working directory.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,9 @@ sys.exit(1 if failed else 0)
 def python_blocks(path: Path) -> list[tuple[str, str]]:
     """(file:line, code) for every ```python block of `path`, the exempt ones included."""
     text = path.read_text(encoding="utf-8")
-    return [(f"{path.name}:{text.count(chr(10), 0, m.start()) + 2}", m.group(1))
-            for m in FENCE.finditer(text)]
+    return [
+        (f"{path.name}:{text.count(chr(10), 0, m.start()) + 2}", m.group(1)) for m in FENCE.finditer(text)
+    ]
 
 
 def is_exempt(code: str) -> bool:
@@ -53,13 +55,18 @@ def test_the_handout_has_runnable_examples_in_every_part():
 
 
 def test_every_example_runs_against_the_solution(tmp_path):
-    blocks = [(where, code) for path in HANDOUT for where, code in python_blocks(path)
-              if not is_exempt(code)]
+    blocks = [(where, code) for path in HANDOUT for where, code in python_blocks(path) if not is_exempt(code)]
     assert len(blocks) >= 15
     env_path = f"{SOLUTION}:{ROOT}"
-    result = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(blocks), text=True,
-                            capture_output=True, cwd=tmp_path, timeout=120,
-                            env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        input=json.dumps(blocks),
+        text=True,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=120,
+        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{len(blocks)} of {len(blocks)} examples ran" in result.stdout
 
@@ -67,7 +74,13 @@ def test_every_example_runs_against_the_solution(tmp_path):
 def test_a_wrong_example_would_be_caught(tmp_path):
     """The runner really fails on a false assertion (so a passing run means something)."""
     blocks = [("fake.md:1", "from bpe import merge\nassert merge([1, 1, 1], (1, 1), 9) == [1, 9]")]
-    result = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(blocks), text=True,
-                            capture_output=True, cwd=tmp_path, timeout=60,
-                            env={"PYTHONPATH": str(SOLUTION), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        input=json.dumps(blocks),
+        text=True,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={"PYTHONPATH": str(SOLUTION), "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 1 and "fake.md:1 failed" in result.stdout

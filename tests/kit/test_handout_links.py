@@ -1,4 +1,5 @@
 """Links between the handout's pages, and the paths it tells students about, exist."""
+
 from __future__ import annotations
 
 import re

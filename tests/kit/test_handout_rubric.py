@@ -4,6 +4,7 @@ The table between the rubric markers of assignment/README.md must be exactly wha
 `python -m assignment.build` generates; no other sentence of the handout may state points; and
 hidden tests are summed, never named.
 """
+
 from __future__ import annotations
 
 import re
@@ -11,26 +12,31 @@ import subprocess
 import sys
 
 import pytest
-
-from assignment import build
 from handout_support import ROOT
 from test_handout_examples import HANDOUT
 
-needs_rubric = pytest.mark.skipif(not build.RUBRIC.is_file(),
-                                  reason="grader/rubric.toml is not written yet")
+from assignment import build
+
+needs_rubric = pytest.mark.skipif(not build.RUBRIC.is_file(), reason="grader/rubric.toml is not written yet")
 
 
 @needs_rubric
 def test_committed_points_table_is_the_generated_one():
     committed = build.current_block(build.HANDOUT.read_text(encoding="utf-8"))
     assert committed == build.render_table(build.load_rubric()), (
-        "assignment/README.md is out of date: run `python -m assignment.build`")
+        "assignment/README.md is out of date: run `python -m assignment.build`"
+    )
 
 
 @needs_rubric
 def test_build_check_agrees():
-    result = subprocess.run([sys.executable, "-m", "assignment.build", "--check"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "assignment.build", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -47,7 +53,8 @@ def test_committed_limits_table_is_the_generated_one():
     text = build.EFFICIENCY.read_text(encoding="utf-8")
     committed = build.current_block(text, build.BUDGETS_BEGIN, build.BUDGETS_END)
     assert committed == build.render_budgets(), (
-        "assignment/part4_efficiency.md is out of date: run `python -m assignment.build`")
+        "assignment/part4_efficiency.md is out of date: run `python -m assignment.build`"
+    )
 
 
 def test_limits_are_ratios_to_the_reference_never_seconds():
@@ -59,7 +66,8 @@ def test_limits_are_ratios_to_the_reference_never_seconds():
     for path in HANDOUT:
         text = path.read_text(encoding="utf-8")
         assert not re.search(r"\b\d+(?:\.\d+)?\s*(?:s|sec|seconds?)\b", text), (
-            f"{path.name} states a time limit in seconds")
+            f"{path.name} states a time limit in seconds"
+        )
 
 
 def test_points_are_stated_only_in_the_generated_table():
@@ -145,7 +153,7 @@ def test_table_groups_by_part_orders_by_number_and_sums_hidden_tests(tmp_path):
 
 def test_bad_rubric_is_one_clear_error_naming_the_file(tmp_path):
     path = tmp_path / "rubric.toml"
-    path.write_text(RUBRIC.replace('part = "efficiency"', 'part = 5'), encoding="utf-8")
+    path.write_text(RUBRIC.replace('part = "efficiency"', "part = 5"), encoding="utf-8")
     with pytest.raises(build.RubricError, match=r"rubric\.toml.*test_efficiency\.py::test_speed.*part"):
         build.load_rubric(path)
     path.write_text("[[test]\n", encoding="utf-8")

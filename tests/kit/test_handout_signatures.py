@@ -4,6 +4,7 @@ Two places quote signatures: ```python blocks whose first line is "# signatures 
 (parsed as Python stubs: names, defaults, annotations, classmethods), and inline code spans that
 look like a call of a public function with plain argument names, e.g. `merge(ids, pair, new_id)`.
 """
+
 from __future__ import annotations
 
 import ast
@@ -11,8 +12,7 @@ import inspect
 import re
 
 import pytest
-
-from handout_support import ROOT, starter
+from handout_support import starter
 from test_handout_examples import HANDOUT, python_blocks
 
 SPAN = re.compile(r"`((?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*)\(((?:[a-z_]\w*)(?:, [a-z_]\w*)*)?\)`")
@@ -35,7 +35,7 @@ def _starter_callables() -> dict[str, list]:
             found.setdefault(name, []).append(obj)
         elif inspect.isclass(obj):
             found.setdefault(name, []).append(obj.__init__)
-            for attr, raw in vars(obj).items():
+            for attr, _raw in vars(obj).items():
                 if not attr.startswith("_") or attr == "__init__":
                     found.setdefault(f"{name}.{attr}", []).append(getattr(obj, attr))
                     found.setdefault(attr, []).append(getattr(obj, attr))
@@ -61,29 +61,47 @@ def _quoted_signatures():
 def _ast_shape(node: ast.FunctionDef) -> tuple:
     args = node.args.args
     defaults = [None] * (len(args) - len(node.args.defaults)) + node.args.defaults
-    params = [(a.arg, None if d is None else ast.literal_eval(d), _norm(a.annotation))
-              for a, d in zip(args, defaults)]
+    params = [
+        (a.arg, None if d is None else ast.literal_eval(d), _norm(a.annotation))
+        for a, d in zip(args, defaults)
+    ]
     return params, _norm(node.returns)
 
 
 def _real_shape(fn) -> tuple:
     sig = inspect.signature(fn)
-    params = [(p.name, None if p.default is inspect.Parameter.empty else p.default, _norm(p.annotation))
-              for p in sig.parameters.values()]
+    params = [
+        (p.name, None if p.default is inspect.Parameter.empty else p.default, _norm(p.annotation))
+        for p in sig.parameters.values()
+    ]
     return params, _norm(sig.return_annotation)
 
 
 def test_the_handout_quotes_every_graded_signature():
     quoted = {name for _, name, _, _ in _quoted_signatures()}
-    for name in ("merge", "CharBPE.train", "CharBPE.encode", "CharBPE.decode", "CharBPE.state",
-                 "split_on_special_tokens", "pretokenize", "train_bpe", "BPETokenizer.__init__",
-                 "BPETokenizer.from_files", "BPETokenizer.save", "BPETokenizer.encode",
-                 "BPETokenizer.encode_iterable", "BPETokenizer.decode"):
+    for name in (
+        "merge",
+        "CharBPE.train",
+        "CharBPE.encode",
+        "CharBPE.decode",
+        "CharBPE.state",
+        "split_on_special_tokens",
+        "pretokenize",
+        "train_bpe",
+        "BPETokenizer.__init__",
+        "BPETokenizer.from_files",
+        "BPETokenizer.save",
+        "BPETokenizer.encode",
+        "BPETokenizer.encode_iterable",
+        "BPETokenizer.decode",
+    ):
         assert name in quoted, f"the handout never quotes the signature of {name}"
 
 
-@pytest.mark.parametrize(("where", "name", "node", "is_classmethod"),
-                         [pytest.param(*q, id=f"{q[0]}:{q[1]}") for q in _quoted_signatures()])
+@pytest.mark.parametrize(
+    ("where", "name", "node", "is_classmethod"),
+    [pytest.param(*q, id=f"{q[0]}:{q[1]}") for q in _quoted_signatures()],
+)
 def test_quoted_signature_matches_the_starter(where, name, node, is_classmethod):
     bpe = starter()
     owner, _, attr = name.rpartition(".")
@@ -117,9 +135,10 @@ def test_inline_calls_use_the_real_parameter_names():
         for fn in callables[name]:
             params = [p for p in inspect.signature(fn).parameters if p not in ("self", "cls")]
             options.append(params)
-            if args == params[:len(args)] and all(
-                    inspect.signature(fn).parameters[p].default is not inspect.Parameter.empty
-                    for p in params[len(args):]):
+            if args == params[: len(args)] and all(
+                inspect.signature(fn).parameters[p].default is not inspect.Parameter.empty
+                for p in params[len(args) :]
+            ):
                 break
         else:
             pytest.fail(f"{where}: `{name}({', '.join(args)})` but the starter has {options}")

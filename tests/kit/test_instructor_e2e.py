@@ -4,6 +4,7 @@ Submissions come from the catalogue (tests/submissions) where it has them, plus 
 reference and the starter in every layout students upload (folder, zip, nested zip, loose files),
 simple mutants, and unusable uploads. Hostile code only ever runs inside run_sandboxed.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,8 @@ from grader.farm import merge as farm_merge
 from grader.farm import records
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sandboxed import PYTHON, run_sandboxed  # noqa: E402
-from test_instructor_report import CHROMIUM, Dom, dump_dom  # noqa: E402
+from sandboxed import PYTHON, run_sandboxed
+from test_instructor_report import CHROMIUM, Dom, dump_dom
 
 KIT = Path(__file__).resolve().parents[2]
 CATALOGUE = KIT / "tests/submissions"
@@ -34,8 +35,9 @@ def catalogue_entries():
     sys.path.insert(0, str(CATALOGUE))
     try:
         import catalogue
+
         return catalogue, catalogue.load()
-    except Exception:  # noqa: BLE001 - no catalogue yet: the class is made of copies and variants only
+    except Exception:
         return None, []
     finally:
         sys.path.remove(str(CATALOGUE))
@@ -75,7 +77,9 @@ def build_class(subs: Path) -> dict[str, str]:
     for i in range(3):
         shutil.copytree(sol, subs / f"mut{i}/bpe", ignore=shutil.ignore_patterns("__pycache__"))
         (subs / f"mut{i}/bpe/__init__.py").write_text(
-            (sol / "__init__.py").read_text() + f"\n\ndef merge(ids, pair, new_id):\n    return list(ids)[{i}:]\n")
+            (sol / "__init__.py").read_text()
+            + f"\n\ndef merge(ids, pair, new_id):\n    return list(ids)[{i}:]\n"
+        )
         expect[f"mut{i}"] = "partial"
     module, entries = catalogue_entries()
     taken = {"mutant": 0, "variant": 0, "slow": 0, "hostile": 0}
@@ -85,7 +89,7 @@ def build_class(subs: Path) -> dict[str, str]:
             continue
         try:
             module.materialize(e, subs / f"{e.kind}-{e.name}")
-        except Exception:  # noqa: BLE001 - a row that cannot be built today is left out
+        except Exception:
             shutil.rmtree(subs / f"{e.kind}-{e.name}", ignore_errors=True)
             continue
         taken[e.kind] += 1
@@ -121,8 +125,20 @@ def test_a_class_graded_in_two_shards_merges_into_one_complete_report(tmp_path):
     expect = build_class(subs)
     kwargs = json.dumps({"tests": SUBSET})
     for k in (1, 2):
-        proc = farm("grade", subs, "--out", tmp_path / f"shard{k}", "--shard", f"{k}/2", "--jobs", "2",
-                    "--budget", "120", "--grade-kwargs", kwargs)
+        proc = farm(
+            "grade",
+            subs,
+            "--out",
+            tmp_path / f"shard{k}",
+            "--shard",
+            f"{k}/2",
+            "--jobs",
+            "2",
+            "--budget",
+            "120",
+            "--grade-kwargs",
+            kwargs,
+        )
         assert "done in" in proc.stderr
     rep = farm_merge.merge([tmp_path / "shard1", tmp_path / "shard2"], tmp_path / "class")
     assert rep.complete and not rep.duplicates and rep.students == len(expect) >= 30
@@ -131,7 +147,10 @@ def test_a_class_graded_in_two_shards_merges_into_one_complete_report(tmp_path):
         rec = recs[student]
         got = (rec["status"], rec["score"])
         if want == "full":
-            assert rec["status"] == "graded" and rec["score"] == rec["max_score"] > 0, (student, rec["message"])
+            assert rec["status"] == "graded" and rec["score"] == rec["max_score"] > 0, (
+                student,
+                rec["message"],
+            )
         elif want == "zero":
             assert got == ("graded", 0.0), (student, rec["message"])
         elif want == "partial":
@@ -144,7 +163,7 @@ def test_a_class_graded_in_two_shards_merges_into_one_complete_report(tmp_path):
     proc = farm("grade", subs, "--out", tmp_path / "shard1", "--shard", "1/2", "--grade-kwargs", kwargs)
     assert "already graded" in proc.stderr and "[1/" not in proc.stderr
     farm("report", tmp_path / "class")
-    html = (tmp_path / "class/report.html").read_text()
+    (tmp_path / "class/report.html").read_text()
     if CHROMIUM is None:
         pytest.skip("no Chromium to render report.html (graded, merged and written all passed)")
     dom = Dom(dump_dom(tmp_path / "class/report.html"))

@@ -1,4 +1,5 @@
 """The class farm: roster, shards, statuses, resume, merge and gradebook, against a fake grader."""
+
 from __future__ import annotations
 
 import csv
@@ -22,7 +23,7 @@ from grader.farm.roster import RosterError, discover, in_shard, parse_shard
 from grader.farm.unpack import Unreadable, prepare
 
 sys.path.insert(0, str(Path(__file__).parent))
-from instructor_fakes import make_submission  # noqa: E402
+from instructor_fakes import make_submission
 
 FAKE = f"{Path(__file__).parent / 'instructor_fakes.py'}:grade"
 KIT = Path(__file__).resolve().parents[2]
@@ -44,8 +45,13 @@ def class_of(root: Path, n: int) -> Path:
     subs = root / "subs"
     subs.mkdir()
     for i in range(n):
-        make_submission(subs, f"s{i:03d}", points={"1.1": 10, "1.2": 20 * (i % 2), "3.1": 40 * (i % 3 == 0)},
-                        ratio=round(0.3 + 0.1 * i, 2), as_zip=i % 4 == 1)
+        make_submission(
+            subs,
+            f"s{i:03d}",
+            points={"1.1": 10, "1.2": 20 * (i % 2), "3.1": 40 * (i % 3 == 0)},
+            ratio=round(0.3 + 0.1 * i, 2),
+            as_zip=i % 4 == 1,
+        )
     return subs
 
 
@@ -90,11 +96,18 @@ def test_the_package_is_found_however_it_was_zipped(tmp_path):
         assert (found / "bpe" / "__init__.py").read_text() == "X = 1\n"
 
 
-@pytest.mark.parametrize("name,writer,reason", [
-    ("slip", lambda z: z.writestr("../evil/bpe/__init__.py", ""), "unsafe path"),
-    ("empty", lambda z: z.writestr("README.txt", "hi"), "no bpe package"),
-    ("two", lambda z: (z.writestr("a/bpe/__init__.py", ""), z.writestr("b/bpe/__init__.py", "")), "more than one"),
-])
+@pytest.mark.parametrize(
+    ("name", "writer", "reason"),
+    [
+        ("slip", lambda z: z.writestr("../evil/bpe/__init__.py", ""), "unsafe path"),
+        ("empty", lambda z: z.writestr("README.txt", "hi"), "no bpe package"),
+        (
+            "two",
+            lambda z: (z.writestr("a/bpe/__init__.py", ""), z.writestr("b/bpe/__init__.py", "")),
+            "more than one",
+        ),
+    ],
+)
 def test_unusable_zips_are_unreadable_with_a_reason(tmp_path, name, writer, reason):
     z = tmp_path / f"{name}.zip"
     with zipfile.ZipFile(z, "w") as zf:
@@ -116,9 +129,15 @@ def test_statuses_separate_graded_grader_errors_and_unreadable(tmp_path, calls):
     make_submission(subs, "gus", mode="refuse")
     recs = run(subs, tmp_path / "out", jobs=2, budget=5)
     status = {s: r["status"] for s, r in recs.items()}
-    assert status == {"ann": "graded", "ben": "grader_error", "cat": "grader_error", "dan": "grader_error",
-                      "eve": "unreadable_submission", "fay": "unreadable_submission",
-                      "gus": "unreadable_submission"}
+    assert status == {
+        "ann": "graded",
+        "ben": "grader_error",
+        "cat": "grader_error",
+        "dan": "grader_error",
+        "eve": "unreadable_submission",
+        "fay": "unreadable_submission",
+        "gus": "unreadable_submission",
+    }
     assert recs["ann"]["score"] == 40 and recs["ann"]["max_score"] == 100
     assert "sandbox could not start" in recs["ben"]["message"]
     assert "budget" in recs["cat"]["message"]
@@ -155,8 +174,9 @@ def test_an_interrupted_run_loses_nothing(tmp_path, calls):
         make_submission(subs, f"s{i}", points={"1.1": 10}, sleep=0.4)
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "grader.farm", "grade", str(subs), "--out", str(out), "--grade-fn", FAKE]
-    proc = subprocess.Popen(cmd, cwd=KIT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, cwd=KIT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
     deadline = time.monotonic() + 60
     while len(records.read_records(out)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -178,7 +198,7 @@ def test_progress_prints_plain_lines_when_not_a_tty(tmp_path):
     stream = io.StringIO()
     grade_all(subs, tmp_path / "out", grade_fn=FAKE, stream=stream)
     lines = stream.getvalue().splitlines()
-    assert lines[:3] == [l for l in lines if l.startswith("[")] and "\r" not in stream.getvalue()
+    assert lines[:3] == [line for line in lines if line.startswith("[")] and "\r" not in stream.getvalue()
     assert lines[0].startswith("[1/3] s00") and "graded" in lines[0]
     assert lines[-1].startswith("done in") and "3 graded" in lines[-1]
 
@@ -237,11 +257,19 @@ def test_gradebook_has_a_row_per_student_and_a_column_per_test(tmp_path):
 
 
 def test_cli_reports_bad_input_in_one_line(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "grader.farm", "grade", str(tmp_path / "nope"), "--out",
-                        str(tmp_path / "o")], cwd=KIT, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "grader.farm", "grade", str(tmp_path / "nope"), "--out", str(tmp_path / "o")],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "nope" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "grader.farm", "merge", str(tmp_path), "--out",
-                        str(tmp_path / "m")], cwd=KIT, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "grader.farm", "merge", str(tmp_path), "--out", str(tmp_path / "m")],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 2 and "not a farm output" in r.stderr
 
 
@@ -276,7 +304,9 @@ def test_a_class_is_not_graded_without_the_sandbox_unless_asked(tmp_path, monkey
     assert (tmp_path / "out" / "grades.json").exists()
 
 
-@pytest.mark.parametrize("flag", [["--budget", "-1"], ["--budget", "0"], ["--grade-kwargs", '{"timeout_total": 5}']])
+@pytest.mark.parametrize(
+    "flag", [["--budget", "-1"], ["--budget", "0"], ["--grade-kwargs", '{"timeout_total": 5}']]
+)
 def test_bad_farm_flags_are_one_line_errors(tmp_path, capsys, flag):
     import grader.farm.__main__ as farm_cli
 

@@ -1,5 +1,6 @@
 """dist/autograder.zip and run_autograder: always a results.json; 100 for the reference, 0 for the
 starter, and a hostile submission neither escapes nor breaks the report."""
+
 from __future__ import annotations
 
 import json
@@ -17,7 +18,7 @@ import pytest
 from grader.release.gradescope import BundleError, build
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sandboxed import run_sandboxed  # noqa: E402
+from sandboxed import run_sandboxed
 
 KIT = Path(__file__).resolve().parents[2]
 TEMPLATES = KIT / "grader/release/templates"
@@ -37,10 +38,20 @@ def fake_root(tmp_path: Path, submission: Path | None) -> Path:
 
 
 def run_autograder(root: Path, *, source: Path, python: str = sys.executable, sandboxed=False, timeout=900):
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_SOURCE": str(source),
-           "AUTOGRADER_PYTHON": python}
-    argv = ["bash", str(source / "run_autograder" if (source / "run_autograder").exists()
-                         else TEMPLATES / "run_autograder")]
+    env = {
+        **os.environ,
+        "AUTOGRADER_ROOT": str(root),
+        "AUTOGRADER_SOURCE": str(source),
+        "AUTOGRADER_PYTHON": python,
+    }
+    argv = [
+        "bash",
+        str(
+            source / "run_autograder"
+            if (source / "run_autograder").exists()
+            else TEMPLATES / "run_autograder"
+        ),
+    ]
     if sandboxed:
         proc = run_sandboxed(argv, env=env, timeout=timeout, cwd=root)
     else:
@@ -82,7 +93,7 @@ def test_a_broken_grader_still_yields_a_results_json(tmp_path):
     (broken / "grader").mkdir(parents=True)
     (broken / "grader/__init__.py").write_text("raise ImportError('half-installed grader')\n")
     root = fake_root(tmp_path, KIT / "solution")
-    results, proc = run_autograder(root, source=broken)
+    results, _proc = run_autograder(root, source=broken)
     assert results["score"] == 0 and "problem on our side" in results["output"]
 
 
@@ -99,7 +110,7 @@ def test_a_submission_without_one_bpe_package_gets_told_how_to_submit(tmp_path, 
 
 
 def test_the_bundle_has_entry_points_pinned_requirements_and_the_hidden_tests(bundle):
-    dest, source, modes = bundle
+    _dest, source, modes = bundle
     for name in ("run_autograder", "setup.sh"):
         assert stat.S_IMODE(modes[name]) & 0o111, f"{name} is not executable in the zip"
     deps = tomllib.loads((KIT / "pyproject.toml").read_text())["project"]["dependencies"]
@@ -122,7 +133,7 @@ def _zip_of_folder(folder: Path, dest: Path, prefix: str) -> Path:
 
 @pytest.mark.slow
 def test_the_reference_scores_full_marks_even_zipped_in_a_folder(bundle, tmp_path):
-    dest, source, _ = bundle
+    _dest, source, _ = bundle
     z = _zip_of_folder(KIT / "solution/bpe", tmp_path / "upload.zip", "my-work/bpe/")
     results, proc = run_autograder(fake_root(tmp_path, z), source=source)
     total = sum(t["max_score"] for t in results["tests"])
@@ -133,7 +144,7 @@ def test_the_reference_scores_full_marks_even_zipped_in_a_folder(bundle, tmp_pat
 
 @pytest.mark.slow
 def test_the_starter_scores_zero(bundle, tmp_path):
-    dest, source, _ = bundle
+    _dest, source, _ = bundle
     results, proc = run_autograder(fake_root(tmp_path, KIT / "starter"), source=source)
     assert results["score"] == 0 and results["tests"], proc.stdout[-3000:]
 
@@ -143,8 +154,9 @@ def hostile_submission(name: str, dest: Path) -> Path:
     sys.path.insert(0, str(KIT / "tests/submissions"))
     try:
         import catalogue
+
         catalogue.materialize(catalogue.by_name(name), dest)
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         pytest.skip(f"the catalogue cannot build {name} yet: {e}")
     finally:
         sys.path.remove(str(KIT / "tests/submissions"))
@@ -155,10 +167,10 @@ def hostile_submission(name: str, dest: Path) -> Path:
 @pytest.mark.hostile
 @pytest.mark.parametrize("name", ["kill_all"])  # kill(-1) from inside: the worst case for the wrapper
 def test_a_hostile_submission_gets_a_results_json_and_leaves_the_bundle_alone(bundle, tmp_path, name):
-    dest, source, _ = bundle
+    _dest, source, _ = bundle
     sub = hostile_submission(name, tmp_path / "hostile")
     before = {p: p.read_bytes() for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
-    results, proc = run_autograder(fake_root(tmp_path, sub), source=source, sandboxed=True)
+    results, _proc = run_autograder(fake_root(tmp_path, sub), source=source, sandboxed=True)
     assert isinstance(results["score"], (int, float)) and 0 <= results["score"] < 100
     assert results["tests"], results["output"]  # graded, not the infrastructure fallback
     after = {p: p.read_bytes() for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts}

@@ -1,4 +1,5 @@
 """dist/handout.zip: everything a student needs, nothing hidden (checked by content), and it grades."""
+
 from __future__ import annotations
 
 import ast
@@ -19,8 +20,18 @@ from grader.release.handout import TOP, LeakError, build
 KIT = Path(__file__).resolve().parents[2]
 # What would let a student copy a working Part 1-3: never defined anywhere in the handout but the stubs.
 # (Plain `encode`/`merge` are left out: the grader's wire format and outcomes have their own.)
-GRADED_NAMES = {"train", "train_bpe", "encode_iterable", "CharBPE", "BPETokenizer", "TrustedEncoder",
-                "Replay", "count_pairs", "pretokens", "merge_word"}
+GRADED_NAMES = {
+    "train",
+    "train_bpe",
+    "encode_iterable",
+    "CharBPE",
+    "BPETokenizer",
+    "TrustedEncoder",
+    "Replay",
+    "count_pairs",
+    "pretokens",
+    "merge_word",
+}
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +49,15 @@ def _bodies(source: str) -> dict[str, str]:
     out = {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body[1:] if (node.body and isinstance(node.body[0], ast.Expr)
-                                     and isinstance(node.body[0].value, ast.Constant)) else node.body
+            body = (
+                node.body[1:]
+                if (
+                    node.body
+                    and isinstance(node.body[0], ast.Expr)
+                    and isinstance(node.body[0].value, ast.Constant)
+                )
+                else node.body
+            )
             if body:
                 out[ast.dump(ast.Module(body=body, type_ignores=[]))] = node.name
     return out
@@ -47,14 +65,27 @@ def _bodies(source: str) -> dict[str, str]:
 
 def test_the_student_gets_the_assignment_the_starter_the_public_tests_and_tools(handout):
     _, files = handout
-    for need in ["assignment/README.md", "starter/bpe/__init__.py", "data/corpus.py", "Makefile", "README.md",
-                 "grader/__init__.py", "pyproject.toml"]:
+    for need in [
+        "assignment/README.md",
+        "starter/bpe/__init__.py",
+        "data/corpus.py",
+        "Makefile",
+        "README.md",
+        "grader/__init__.py",
+        "pyproject.toml",
+    ]:
         assert need in files, need
-    public_tests = {p.relative_to(KIT).as_posix() for p in (KIT / "tests/graded").rglob("*.py")
-                    if not p.name.startswith("test_hidden_") and "__pycache__" not in p.parts}
+    public_tests = {
+        p.relative_to(KIT).as_posix()
+        for p in (KIT / "tests/graded").rglob("*.py")
+        if not p.name.startswith("test_hidden_") and "__pycache__" not in p.parts
+    }
     assert public_tests <= set(files)
-    public_fixtures = {p.relative_to(KIT).as_posix() for p in (KIT / "data/fixtures").rglob("*")
-                       if p.is_file() and "hidden" not in p.relative_to(KIT / "data/fixtures").parts}
+    public_fixtures = {
+        p.relative_to(KIT).as_posix()
+        for p in (KIT / "data/fixtures").rglob("*")
+        if p.is_file() and "hidden" not in p.relative_to(KIT / "data/fixtures").parts
+    }
     assert public_fixtures <= set(files)
     for name, data in files.items():
         if name.startswith("starter/bpe/"):
@@ -63,8 +94,15 @@ def test_the_student_gets_the_assignment_the_starter_the_public_tests_and_tools(
 
 def test_no_hidden_file_by_name(handout):
     _, files = handout
-    bad = [n for n in files if re.search(r"(^|/)test_hidden_|^data/fixtures/hidden/|^solution/|__pycache__"
-                                         r"|^grader/(release|farm)/|^grader/fixtures\.py$", n)]
+    bad = [
+        n
+        for n in files
+        if re.search(
+            r"(^|/)test_hidden_|^data/fixtures/hidden/|^solution/|__pycache__"
+            r"|^grader/(release|farm)/|^grader/fixtures\.py$",
+            n,
+        )
+    ]
     assert bad == []
     assert len(ORACLES) >= 4 and all((KIT / oracle).is_file() for oracle in ORACLES)
     assert [n for n in files if n in ORACLES] == []
@@ -77,10 +115,15 @@ def test_no_trainer_or_encoder_outside_the_stubs(handout):
     for name, data in files.items():
         if name.endswith(".py") and not name.startswith("starter/"):
             for node in ast.walk(ast.parse(data.decode())):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in GRADED_NAMES:
+                if (
+                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                    and node.name in GRADED_NAMES
+                ):
                     defined.setdefault(name, []).append(node.name)
     assert defined == {}
-    stubs = [n for n, d in files.items() if n.startswith("starter/bpe/") and b"raise NotImplementedError" in d]
+    stubs = [
+        n for n, d in files.items() if n.startswith("starter/bpe/") and b"raise NotImplementedError" in d
+    ]
     assert len(stubs) >= 4  # the names above do exist, as stubs
 
 
@@ -141,12 +184,20 @@ def test_building_twice_gives_the_same_bytes(tmp_path):
 
 
 def test_the_command_writes_the_zip_or_says_in_one_line_why_not(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "grader.release", "handout", "--out", str(tmp_path / "h.zip")],
-                       cwd=KIT, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "grader.release", "handout", "--out", str(tmp_path / "h.zip")],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 0 and "wrote" in r.stdout and zipfile.is_zipfile(tmp_path / "h.zip")
     (tmp_path / "dir.zip").mkdir()  # cannot be replaced by a file
-    r = subprocess.run([sys.executable, "-m", "grader.release", "handout", "--out", str(tmp_path / "dir.zip")],
-                       cwd=KIT, capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "grader.release", "handout", "--out", str(tmp_path / "dir.zip")],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
     assert r.returncode == 1 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
 
 
@@ -154,18 +205,20 @@ def _mini_kit(root: Path) -> Path:
     """A tiny kit with one of everything the scan knows about."""
     files = {
         "solution/bpe/core.py": "def merge(ids, pair, new_id):\n    out, i = [], 0\n    while i < len(ids):\n"
-                                "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):\n"
-                                "            out.append(new_id)\n            i += 2\n        else:\n"
-                                "            out.append(ids[i])\n            i += 1\n    return out\n",
+        "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):\n"
+        "            out.append(new_id)\n            i += 2\n        else:\n"
+        "            out.append(ids[i])\n            i += 1\n    return out\n",
         "grader/feedback/trainer.py": "def train(words, pair):\n    out = []\n    for tokens, freq in words:\n"
-                                      "        merged = [t for t in tokens if t != pair]\n"
-                                      "        out.append((merged + [pair[0] + pair[1]], freq * len(tokens)))\n"
-                                      "    return out\n",
+        "        merged = [t for t in tokens if t != pair]\n"
+        "        out.append((merged + [pair[0] + pair[1]], freq * len(tokens)))\n"
+        "    return out\n",
         "starter/bpe/__init__.py": "",
         "starter/bpe/core.py": "def merge(ids, pair, new_id):\n    raise NotImplementedError('merge')\n",
         "tests/graded/test_public.py": "def test_visible_thing(bpe):\n    assert True\n",
         "tests/graded/test_hidden_extra.py": "def test_secret_unicode_case(bpe):\n    assert True\n",
-        "data/fixtures/hidden/corpus.txt": "".join(f"hidden sentence number {i} about a purple walrus\n" for i in range(8)),
+        "data/fixtures/hidden/corpus.txt": "".join(
+            f"hidden sentence number {i} about a purple walrus\n" for i in range(8)
+        ),
         "data/fixtures/public/corpus.txt": "a public sentence that anybody may read\n",
         "data/corpus.py": "print('corpus')\n",
         "grader/__init__.py": "",
@@ -178,18 +231,31 @@ def _mini_kit(root: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("plant,where", [
-    (lambda k: shutil.copy(k / "solution/bpe/core.py", k / "grader/helpers.py"), "private code"),
-    (lambda k: shutil.copy(k / "grader/feedback/trainer.py", k / "grader/slow_trainer.py"), "private code"),
-    (lambda k: (k / "assignment/hint.py").write_text(
-        "def merge_hint(a, b, c):\n    out, i = [], 0\n    while i < len(a):\n"
-        "        if i + 1 < len(a) and (a[i], a[i + 1]) == tuple(b):\n            out.append(c)\n"
-        "            i += 2\n        else:\n            out.append(a[i])\n            i += 1\n    return out\n"),
-     "private code"),
-    (lambda k: (k / "data/fixtures/public/extra.txt").write_text((k / "data/fixtures/hidden/corpus.txt").read_text()),
-     "hidden fixture"),
-    (lambda k: (k / "assignment/README.md").write_text("See test_secret_unicode_case.\n"), "hidden test"),
-])
+@pytest.mark.parametrize(
+    ("plant", "where"),
+    [
+        (lambda k: shutil.copy(k / "solution/bpe/core.py", k / "grader/helpers.py"), "private code"),
+        (
+            lambda k: shutil.copy(k / "grader/feedback/trainer.py", k / "grader/slow_trainer.py"),
+            "private code",
+        ),
+        (
+            lambda k: (k / "assignment/hint.py").write_text(
+                "def merge_hint(a, b, c):\n    out, i = [], 0\n    while i < len(a):\n"
+                "        if i + 1 < len(a) and (a[i], a[i + 1]) == tuple(b):\n            out.append(c)\n"
+                "            i += 2\n        else:\n            out.append(a[i])\n            i += 1\n    return out\n"
+            ),
+            "private code",
+        ),
+        (
+            lambda k: (k / "data/fixtures/public/extra.txt").write_text(
+                (k / "data/fixtures/hidden/corpus.txt").read_text()
+            ),
+            "hidden fixture",
+        ),
+        (lambda k: (k / "assignment/README.md").write_text("See test_secret_unicode_case.\n"), "hidden test"),
+    ],
+)
 def test_a_planted_leak_stops_the_build(tmp_path, plant, where):
     kit = _mini_kit(tmp_path / "kit")
     clean = build(kit, tmp_path / "clean.zip")  # the mini kit itself is clean
@@ -205,7 +271,8 @@ def test_a_hidden_rubric_entry_never_reaches_the_handout(tmp_path):
     (kit / "grader/rubric.toml").write_text(
         '# points\ntotal = 10\n\n[[test]]\nid = "test_public.py::test_visible_thing"\npoints = 4\n'
         'visibility = "visible"\n\n[[test]]\nid = "test_hidden_extra.py::test_secret_unicode_case"\n'
-        'points = 6\nvisibility = "hidden"\n')
+        'points = 6\nvisibility = "hidden"\n'
+    )
     files = build(kit, tmp_path / "h.zip")
     rubric = tomllib.loads(files["grader/rubric.toml"].decode())
     assert rubric["total"] == 10 and [t["points"] for t in rubric["test"]] == [4]
@@ -216,13 +283,16 @@ GRADER_READY = all((KIT / p).exists() for p in ("grader/api.py", "grader/__main_
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not GRADER_READY, reason="the grader or its rubric (grader/rubric.toml) is not written yet")
+@pytest.mark.skipif(
+    not GRADER_READY, reason="the grader or its rubric (grader/rubric.toml) is not written yet"
+)
 def test_unzipped_handout_grades_the_starter_to_zero_with_not_implemented(handout, tmp_path):
     with zipfile.ZipFile(handout[0]) as z:
         z.extractall(tmp_path)
     root = tmp_path / TOP
-    r = subprocess.run(["make", "grade", f"PY={sys.executable}"], cwd=root, capture_output=True, text=True,
-                       timeout=600)
+    r = subprocess.run(
+        ["make", "grade", f"PY={sys.executable}"], cwd=root, capture_output=True, text=True, timeout=600
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert not (root / ".venv").exists()  # PY= was honoured: nothing installed
     results = json.loads((root / "results/results.json").read_text())
@@ -232,14 +302,21 @@ def test_unzipped_handout_grades_the_starter_to_zero_with_not_implemented(handou
 
 
 def _grade(root: Path, submission: str, out: Path) -> dict:
-    r = subprocess.run([sys.executable, "-m", "grader", "grade", submission, "--out", str(out)], cwd=root,
-                       capture_output=True, text=True, timeout=900)
+    r = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", submission, "--out", str(out)],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return json.loads((out / "results.json").read_text())
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not GRADER_READY, reason="the grader or its rubric (grader/rubric.toml) is not written yet")
+@pytest.mark.skipif(
+    not GRADER_READY, reason="the grader or its rubric (grader/rubric.toml) is not written yet"
+)
 def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_the_kit(handout, tmp_path):
     """Without the oracles and without solution/ (so the speed budgets come from the yardstick)."""
     with zipfile.ZipFile(handout[0]) as z:
@@ -248,8 +325,11 @@ def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_th
     assert not (root / "solution").exists() and not any((root / oracle).exists() for oracle in ORACLES)
     shutil.copytree(KIT / "solution", root / "mine", ignore=shutil.ignore_patterns("__pycache__"))
     there = _grade(root, "mine", tmp_path / "handout-results")
-    assert there["tests"] and there["score"] == sum(t["max_score"] for t in there["tests"]), \
-        [t["name"] + ": " + t.get("output", "")[:300] for t in there["tests"] if t["score"] < t["max_score"]]
+    assert there["tests"] and there["score"] == sum(t["max_score"] for t in there["tests"]), [
+        t["name"] + ": " + t.get("output", "")[:300] for t in there["tests"] if t["score"] < t["max_score"]
+    ]
     here = _grade(KIT, str(KIT / "solution"), tmp_path / "kit-results")
-    visible = {t["name"]: t["score"] for t in here["tests"] if t["name"] in {u["name"] for u in there["tests"]}}
+    visible = {
+        t["name"]: t["score"] for t in here["tests"] if t["name"] in {u["name"] for u in there["tests"]}
+    }
     assert visible == {t["name"]: t["score"] for t in there["tests"]}

@@ -1,4 +1,5 @@
 """report.html: self-contained, and what a browser shows matches the class's results."""
+
 from __future__ import annotations
 
 import io
@@ -16,20 +17,41 @@ from grader.farm import report
 from grader.farm.batch import grade_all
 
 sys.path.insert(0, str(Path(__file__).parent))
-from instructor_fakes import make_submission  # noqa: E402
+from instructor_fakes import make_submission
 
 FAKE = f"{Path(__file__).parent / 'instructor_fakes.py'}:grade"
-CHROMIUM = next((p for p in ("/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or "")
-                 if p and Path(p).exists()), None)
+CHROMIUM = next(
+    (
+        p
+        for p in ("/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or "")
+        if p and Path(p).exists()
+    ),
+    None,
+)
 
 
 def dump_dom(html_file: Path) -> str:
     """The DOM after headless Chromium loaded the page, with the network left off."""
     with tempfile.TemporaryDirectory() as profile:
-        r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                            "--disable-sync", f"--user-data-dir={profile}", "--dump-dom", html_file.as_uri()],
-                           capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                f"--user-data-dir={profile}",
+                "--dump-dom",
+                html_file.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout
 
@@ -54,7 +76,11 @@ class Dom(HTMLParser):
             self.text.append(data)
 
     def find(self, tag, **attrs):
-        return [a for t, a in self.elements if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+        return [
+            a
+            for t, a in self.elements
+            if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())
+        ]
 
 
 @pytest.fixture(scope="module")
@@ -80,26 +106,35 @@ def test_the_report_needs_nothing_from_outside(klass):
 
 
 def test_every_student_has_a_feedback_section_and_every_graded_one_a_histogram_count(klass):
-    out, recs, path = klass
+    _out, recs, path = klass
     dom = Dom(path.read_text())
     assert [a["id"] for a in dom.find("section")] == [f"student-{s}" for s in sorted(recs)]
     counts = [int(a["data-count"]) for t, a in dom.elements if t == "rect"][:10]
     assert sum(counts) == sum(r["status"] == "graded" for r in recs.values()) == 3
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium found (apt-get install chromium) to render report.html")
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium found (apt-get install chromium) to render report.html"
+)
 def test_a_browser_shows_histogram_failure_rates_ratios_and_error_links(klass):
-    out, recs, path = klass
+    _out, _recs, path = klass
     dom = Dom(dump_dom(path))
     svgs = dom.find("svg")
     assert [s["class"] for s in svgs] == ["scores", "ratios"]
     bars = [a for t, a in dom.elements if t == "rect"]
     score_bars = bars[:10]
-    assert {b["data-bin"]: int(b["data-count"]) for b in score_bars if int(b["data-count"])} == \
-        {"30–40": 1, "90–100": 1, "10–20": 1}
+    assert {b["data-bin"]: int(b["data-count"]) for b in score_bars if int(b["data-count"])} == {
+        "30–40": 1,
+        "90–100": 1,
+        "10–20": 1,
+    }
     rates = {a["data-test"]: float(a["data-failure-rate"]) for a in dom.find("tr") if "data-test" in a}
-    assert rates == {"1.1 merge": 0.0, "1.2 train": pytest.approx(1 / 3, abs=1e-4),
-                     "2.1 encode": pytest.approx(2 / 3, abs=1e-4), "3.1 speed": pytest.approx(2 / 3, abs=1e-4)}
+    assert rates == {
+        "1.1 merge": 0.0,
+        "1.2 train": pytest.approx(1 / 3, abs=1e-4),
+        "2.1 encode": pytest.approx(2 / 3, abs=1e-4),
+        "3.1 speed": pytest.approx(2 / 3, abs=1e-4),
+    }
     ratio_bars = {b["data-bin"]: int(b["data-count"]) for b in bars[10:] if int(b["data-count"])}
     assert ratio_bars == {"0.25–0.5": 1, "0.75–1": 1, "1.5–2": 1}
     assert [a["data-gate"] for a in dom.find("tr") if "data-gate" in a] == ["3.1 speed"]
@@ -112,14 +147,21 @@ def test_a_browser_shows_histogram_failure_rates_ratios_and_error_links(klass):
     assert "5 students" in text and "1 grader_error" in text and "1 unreadable_submission" in text
 
 
-@pytest.mark.parametrize("text,want", [
-    ("train_bpe took 0.35 s of CPU time: 0.16x the budget of 2.22 s (6 x the reference).", [0.16]),
-    ("encode was stopped after 3.24 s of CPU time: more than 1.5x its time budget of 2.16 s (...)", [1.5]),
-    ("ratio to budget: 0.42", [0.42]),
-    ("encode_iterable over a 4.0 MB file grew your program's memory by 2.9 MB", []),
-])
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("train_bpe took 0.35 s of CPU time: 0.16x the budget of 2.22 s (6 x the reference).", [0.16]),
+        (
+            "encode was stopped after 3.24 s of CPU time: more than 1.5x its time budget of 2.16 s (...)",
+            [1.5],
+        ),
+        ("ratio to budget: 0.42", [0.42]),
+        ("encode_iterable over a 4.0 MB file grew your program's memory by 2.9 MB", []),
+    ],
+)
 def test_speed_ratios_are_read_from_the_gates_feedback(text, want):
     from grader.farm.speed import ratios_in
+
     assert ratios_in(text) == want
 
 
@@ -128,6 +170,7 @@ def test_speed_gate_feedback_of_the_real_grader_is_understood():
     speed = pytest.importorskip("grader.feedback.speed")
     from grader.calibration import Budget
     from grader.farm.speed import ratios_in
+
     ok, text = speed.verdict(0.35, Budget(2.0, "6 x the reference"), "train_bpe on 1 MB", "hint")
     assert ratios_in(text) == [pytest.approx(0.175, abs=0.005)]
     ok, text = speed.verdict(5.0, Budget(2.0, "6 x the reference"), "train_bpe on 1 MB", "hint")

@@ -1,4 +1,5 @@
 """The CI templates parse, shard the class consistently, and call farm commands that exist."""
+
 from __future__ import annotations
 
 import base64
@@ -26,24 +27,34 @@ def farm_args(command: str, **subst):
     for k, v in subst.items():
         command = command.replace(k, v)
     words = shlex.split(command)
-    return farm_parser().parse_args(words[words.index("grader.farm") + 1:])
+    return farm_parser().parse_args(words[words.index("grader.farm") + 1 :])
 
 
-@pytest.mark.parametrize("text,problem", [
-    ("a:\n\tb: 1\n", "tab"),
-    ("a: 1\na: 2\n", "duplicate key"),
-    ("a:\n  b: 1\n   c: 2\n", "indentation"),
-    ("a: [1, 2\n", "unterminated"),
-    ("a: &anchor 1\n", "unsupported"),
-])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("a:\n\tb: 1\n", "tab"),
+        ("a: 1\na: 2\n", "duplicate key"),
+        ("a:\n  b: 1\n   c: 2\n", "indentation"),
+        ("a: [1, 2\n", "unterminated"),
+        ("a: &anchor 1\n", "unsupported"),
+    ],
+)
 def test_the_yaml_reader_refuses_broken_files(text, problem):
     with pytest.raises(YamlError, match=problem):
         loads(text)
 
 
 def test_the_yaml_reader_reads_what_ci_files_use():
-    doc = loads("k: v  # note\nlist:\n  - a\n  - x: 1\n    y: [1, 'two']\nrun: |\n  echo '#1'\n  done\nfold: >-\n  a\n  b\n")
-    assert doc == {"k": "v", "list": ["a", {"x": 1, "y": [1, "two"]}], "run": "echo '#1'\ndone\n", "fold": "a b"}
+    doc = loads(
+        "k: v  # note\nlist:\n  - a\n  - x: 1\n    y: [1, 'two']\nrun: |\n  echo '#1'\n  done\nfold: >-\n  a\n  b\n"
+    )
+    assert doc == {
+        "k": "v",
+        "list": ["a", {"x": 1, "y": [1, "two"]}],
+        "run": "echo '#1'\ndone\n",
+        "fold": "a b",
+    }
 
 
 def test_github_actions_grades_every_shard_then_merges_them():
@@ -54,8 +65,14 @@ def test_github_actions_grades_every_shard_then_merges_them():
     assert grade["strategy"]["fail-fast"] is False
     run = next(s["run"] for s in grade["steps"] if "grader.farm" in s.get("run", ""))
     for k in shards:
-        args = farm_args(run, **{"${{ matrix.shard }}": str(k), "${{ strategy.job-total }}": str(len(shards)),
-                                 "${{ inputs.submissions }}": "subs"})
+        args = farm_args(
+            run,
+            **{
+                "${{ matrix.shard }}": str(k),
+                "${{ strategy.job-total }}": str(len(shards)),
+                "${{ inputs.submissions }}": "subs",
+            },
+        )
         assert (args.cmd, args.shard, str(args.out)) == ("grade", f"{k}/{len(shards)}", f"out/shard-{k}")
     upload = next(s for s in grade["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
     assert upload["with"]["name"] == "shard-${{ matrix.shard }}" and upload["if"] == "always()"
@@ -86,14 +103,29 @@ def test_classroom_workflow_reports_the_graded_points(tmp_path):
     grade = next(s for s in steps if s.get("id"))
     reporter = next(s for s in steps if "autograding-grading-reporter" in s.get("uses", ""))
     assert reporter["with"]["runners"] == grade["id"]
-    assert reporter["env"] == {f"{grade['id'].upper()}_RESULTS": f"${{{{ steps.{grade['id']}.outputs.result }}}}"}
+    assert reporter["env"] == {
+        f"{grade['id'].upper()}_RESULTS": f"${{{{ steps.{grade['id']}.outputs.result }}}}"
+    }
     assert "make grade OUT=results" in grade["run"]
     script = re.search(r"<<'PY'[^\n]*\n(.*?)\nPY\n", grade["run"], re.S).group(1)
     (tmp_path / "results").mkdir()
-    (tmp_path / "results/results.json").write_text(json.dumps({"score": 7, "tests": [
-        {"number": "1.1", "name": "merge", "score": 5, "max_score": 5, "output": ""},
-        {"number": "1.2", "name": "train", "score": 2, "max_score": 10, "output": "wrong merge"}]}))
-    r = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True)
+    (tmp_path / "results/results.json").write_text(
+        json.dumps(
+            {
+                "score": 7,
+                "tests": [
+                    {"number": "1.1", "name": "merge", "score": 5, "max_score": 5, "output": ""},
+                    {"number": "1.2", "name": "train", "score": 2, "max_score": 10, "output": "wrong merge"},
+                ],
+            }
+        )
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
     report = json.loads(base64.b64decode(r.stdout.strip().removeprefix("result=")))
     assert report["max_score"] == 15 and report["status"] == "fail"
-    assert [(t["name"], t["score"], t["status"]) for t in report["tests"]] == [("1.1 merge", 5, "pass"), ("1.2 train", 2, "fail")]
+    assert [(t["name"], t["score"], t["status"]) for t in report["tests"]] == [
+        ("1.1 merge", 5, "pass"),
+        ("1.2 train", 2, "fail"),
+    ]

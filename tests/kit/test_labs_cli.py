@@ -2,6 +2,7 @@
 
 A student's mistake must end in one clear line (and a non-zero exit), never a traceback.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -12,8 +13,9 @@ from test_labs_run import run_lab
 
 
 def test_no_name_lists_every_lab():
-    result = subprocess.run([sys.executable, "-m", "assignment.labs"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "assignment.labs"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0
     for name in ("trace", "unknown", "sweep", "pretokenize", "compression", "throughput", "streaming"):
         assert f"  {name} " in result.stdout
@@ -51,8 +53,10 @@ def test_syntax_error_names_file_and_line(tmp_path):
 
 
 def test_an_exception_in_student_code_is_one_line_with_its_place(tmp_path):
-    source = ("class CharBPE:\n    @classmethod\n    def train(cls, text, num_merges):\n"
-              "        raise ValueError('boom')\n")
+    source = (
+        "class CharBPE:\n    @classmethod\n    def train(cls, text, num_merges):\n"
+        "        raise ValueError('boom')\n"
+    )
     result = run_lab("trace", _package(tmp_path, source))
     assert result.returncode == 1
     assert "ValueError: boom (in train, bpe/__init__.py line 4)" in result.stderr

@@ -3,20 +3,24 @@
 Labs run the way students run them (`python -m assignment.labs NAME --submission DIR`), in a
 subprocess; the assertions read the printed tables.
 """
+
 from __future__ import annotations
 
 import re
 import subprocess
 import sys
 
-import pytest
-
 from handout_support import ROOT, SOLUTION, solution
 
 
 def run_lab(name: str, submission=SOLUTION) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "assignment.labs", name, "--submission", str(submission)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "assignment.labs", name, "--submission", str(submission)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def lab_output(name: str) -> str:
@@ -45,8 +49,11 @@ def test_trace_shows_every_merge_and_16_to_6():
     assert "encode('low lower lowest') = [10, 12, 5, 12, 6, 7]" in out
     steps = [rows(out, str(i)) for i in range(1, 5)]
     assert [s[0][1:5] for s in steps] == [
-        ["l + o", "9 = lo", "3", "13"], ["lo + w", "10 = low", "3", "10"],
-        ["· + low", "11 = ·low", "2", "8"], ["·low + e", "12 = ·lowe", "2", "6"]]
+        ["l + o", "9 = lo", "3", "13"],
+        ["lo + w", "10 = low", "3", "10"],
+        ["· + low", "11 = ·low", "2", "8"],
+        ["·low + e", "12 = ·lowe", "2", "6"],
+    ]
     assert rows(out, "start")[0][1:] == ["16", "l|o|w|·|l|o|w|e|r|·|l|o|w|e|s|t"]
     assert "learned 4" in out and "WARNING" not in out
 
@@ -55,8 +62,12 @@ def test_unknown_shows_id_0_and_the_utf8_bytes():
     out = lab_output("unknown")
     assert rows(out, "'Cat'")[0][1] == "[0, 18]"
     assert rows(out, "'😀'")[0][1] == "[0]"
-    assert rows(out, "'안녕'")[1][1:] == ["ec 95 88 eb 85 95", "[236, 149, 136, 235, 133, 149]",
-                                         "'안녕'", "yes"]
+    assert rows(out, "'안녕'")[1][1:] == [
+        "ec 95 88 eb 85 95",
+        "[236, 149, 136, 235, 133, 149]",
+        "'안녕'",
+        "yes",
+    ]
     assert rows(out, "'😀'")[1][1:3] == ["f0 9f 98 80", "[240, 159, 152, 128]"]
 
 
@@ -86,12 +97,14 @@ def test_pretokenize_names_the_alternatives_and_shows_longest_first():
 
 def test_compression_each_tokenizer_compresses_its_own_language():
     out = lab_output("compression")
-    values = {cells[0]: [float(cells[1]), float(cells[2])] for cells in
-              rows(out, "bytes only") + rows(out, "trained on")}
+    values = {
+        cells[0]: [float(cells[1]), float(cells[2])]
+        for cells in rows(out, "bytes only") + rows(out, "trained on")
+    }
     assert values["bytes only (no merges)"][0] < 1.1 and values["bytes only (no merges)"][1] < 1.1
     english, chinese = values["trained on English"], values["trained on Chinese"]
-    assert english[0] > 2.5 and chinese[1] > 2.5        # own language: well compressed
-    assert english[1] < 1.3 and chinese[0] < 1.3        # the other one: barely
+    assert english[0] > 2.5 and chinese[1] > 2.5  # own language: well compressed
+    assert english[1] < 1.3 and chinese[0] < 1.3  # the other one: barely
 
 
 def test_throughput_counts_pretokens_and_estimates_825_gb():

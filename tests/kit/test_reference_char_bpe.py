@@ -3,9 +3,9 @@
 import json
 
 import pytest
-from hypothesis import given, settings, strategies as st
-
 import reference_bpe
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 bpe = reference_bpe.load()
 SETTINGS = settings(derandomize=True, database=None, deadline=None, max_examples=60)
@@ -25,7 +25,10 @@ def test_trace_low_lower_lowest():
     assert t.vocab[1:9] == sorted(set("low lower lowest"))
     assert [t.vocab[new] for _, new in t.merges] == ["lo", "low", " low", " lowe"]
     assert [[t.vocab[a], t.vocab[b]] for (a, b), _ in t.merges] == [
-        ["l", "o"], ["lo", "w"], [" ", "low"], [" low", "e"]
+        ["l", "o"],
+        ["lo", "w"],
+        [" ", "low"],
+        [" low", "e"],
     ]
     ids = t.encode("low lower lowest")
     assert len(ids) == 6 and t.decode(ids) == "low lower lowest"

@@ -6,12 +6,12 @@ with character classes read from ``regex`` (``_bmp_split``). Both must be
 invisible: same ids, same pre-tokens, on every input.
 """
 
-import regex
 import pytest
-from hypothesis import given, settings, strategies as st
-
 import reference_bpe
+import regex
 import replay_oracle
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 bpe = reference_bpe.load()
 tokenizer = bpe.tokenizer
@@ -103,7 +103,10 @@ def trained(tmp_path_factory):
 
 
 @SETTINGS
-@given(text=st.text(alphabet="很久以前森林里住着一只大象，。豆爸跳舞the cat sog!ï😀 \n12", max_size=60) | st.text(max_size=30))
+@given(
+    text=st.text(alphabet="很久以前森林里住着一只大象，。豆爸跳舞the cat sog!ï😀 \n12", max_size=60)
+    | st.text(max_size=30)
+)
 def test_search_equals_merging_on_a_trained_vocab(trained, text):
     search = trained._searcher()
     for pre in bpe.pretokenize(text):

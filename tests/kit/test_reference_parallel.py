@@ -10,7 +10,6 @@ import random
 from array import array
 
 import pytest
-
 import reference_bpe
 from slow_trainer import slow_train_bpe
 
@@ -103,11 +102,11 @@ def test_parallel_training_matches_slow_trainer(tmp_path, force_large):
 def test_bad_utf8_in_a_later_segment_names_the_file(tmp_path, force_large):
     path = tmp_path / "late_error.txt"
     path.write_bytes(DOCS.encode("utf-8") + b"\xc3(")
-    with pytest.raises(ValueError, match="late_error.txt"):
+    with pytest.raises(ValueError, match=r"late_error\.txt"):
         bpe.train_bpe(path, 300, ["<|endoftext|>"])
 
 
-@pytest.mark.parametrize("dtype, code", [("uint16", "H"), ("uint32", "I")])
+@pytest.mark.parametrize(("dtype", "code"), [("uint16", "H"), ("uint32", "I")])
 def test_encode_file_equals_encode(tmp_path, force_large, dtype, code):
     path = tmp_path / "docs.txt"
     path.write_bytes(DOCS.encode("utf-8"))

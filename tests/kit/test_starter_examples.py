@@ -3,12 +3,12 @@
 The stubs teach by example; an example that the reference contradicts would teach the wrong rule.
 Each docstring's doctests run with the solution's module as their globals.
 """
+
 from __future__ import annotations
 
 import doctest
 
 import pytest
-
 from handout_support import PUBLIC_MODULES, solution, starter, submodule
 
 
@@ -22,8 +22,17 @@ def _examples():
 
 def test_the_stubs_have_examples():
     documented = {test.name.rsplit(".", 1)[-1] for _, test in (p.values for p in _examples())}
-    for name in ("merge", "train", "split_on_special_tokens", "pretokenize", "train_bpe",
-                 "encode", "encode_iterable", "decode", "bytes_to_unicode"):
+    for name in (
+        "merge",
+        "train",
+        "split_on_special_tokens",
+        "pretokenize",
+        "train_bpe",
+        "encode",
+        "encode_iterable",
+        "decode",
+        "bytes_to_unicode",
+    ):
         assert name in documented, f"no example in the docstring of {name}"
 
 

@@ -4,6 +4,7 @@ Students must be able to swap their finished starter for the solution and pass: 
 names, same signatures (defaults and method kinds included), and every graded stub must raise
 NotImplementedError so the grader reports it as "not implemented" rather than wrong.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -11,7 +12,6 @@ import subprocess
 import sys
 
 import pytest
-
 from handout_support import PUBLIC_MODULES, SOLUTION, STARTER, solution, starter, submodule
 
 FILLED = {"bytes_to_unicode", "unicode_to_bytes", "CharBPE.__init__"}  # given to students
@@ -108,9 +108,13 @@ def test_every_public_item_has_a_docstring():
 
 
 def test_starter_imports_cleanly_in_a_fresh_interpreter():
-    result = subprocess.run([sys.executable, "-W", "error", "-c",
-                             "import bpe, bpe.__main__; print(len(bpe.__all__))"],
-                            cwd=STARTER, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", "import bpe, bpe.__main__; print(len(bpe.__all__))"],
+        cwd=STARTER,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == str(len(solution().__all__))
 
@@ -147,7 +151,7 @@ def test_every_graded_stub_raises_not_implemented(tmp_path):
     calls = _stub_calls(starter(), tmp_path)
     callables = {name for name, kind, _ in _public_items(starter()) if kind not in ("class", "constant")}
     assert callables - FILLED == set(calls), "each public callable is either given or a graded stub"
-    for name, call in calls.items():
+    for _name, call in calls.items():
         with pytest.raises(NotImplementedError):
             call()
 
@@ -155,8 +159,10 @@ def test_every_graded_stub_raises_not_implemented(tmp_path):
 def test_the_same_calls_work_on_the_solution(tmp_path):
     """The stub calls above are real calls: the solution answers them without NotImplementedError."""
     for name, call in _stub_calls(solution(), tmp_path).items():
-        if name.startswith("BPETokenizer.") and name not in ("BPETokenizer.__init__",
-                                                            "BPETokenizer.from_files"):
+        if name.startswith("BPETokenizer.") and name not in (
+            "BPETokenizer.__init__",
+            "BPETokenizer.from_files",
+        ):
             continue  # needs a constructed instance: covered by the starter's own examples
         try:
             call()

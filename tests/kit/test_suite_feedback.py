@@ -3,12 +3,14 @@
 The messages read only stored data (data/fixtures); these tests retrain with the trusted oracles
 (instructor-only) to check that the stored data tells the same story.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grader import calibration
 from grader.calibration import Budget
@@ -22,8 +24,12 @@ from grader.feedback.trainer import Replay, train
 from grader.feedback.wrong_rules import WRONG_RULES
 
 KIT = Path(__file__).resolve().parents[2]
-SMALL_CASES = [(v, d.name) for v in ("public", "hidden") for d in sorted((golden.root(v) / "train").iterdir())
-               if d.name not in ("generated_500", "hidden_mixed")]
+SMALL_CASES = [
+    (v, d.name)
+    for v in ("public", "hidden")
+    for d in sorted((golden.root(v) / "train").iterdir())
+    if d.name not in ("generated_500", "hidden_mixed")
+]
 KIT_SETTINGS = settings(derandomize=True, database=None, deadline=None, max_examples=60)
 
 
@@ -75,7 +81,7 @@ def test_stopping_too_early_or_too_late_is_explained():
     assert "You stopped after 10 merges" in explain_merges(diagnostics, case.merges, case.merges[:10])
     once = next(i for i in range(len(case.merges)) if max(_counts_after(text, case.merges[:i]).values()) == 1)
     assert "occurs only once" in explain_merges(diagnostics, case.merges, case.merges[:once])
-    assert "occurs only once" not in explain_merges(diagnostics, case.merges, case.merges[:once - 1])
+    assert "occurs only once" not in explain_merges(diagnostics, case.merges, case.merges[: once - 1])
     extra = case.merges + [(b"a", b"b")]
     assert "no pair is left" in explain_merges(diagnostics, case.merges, extra)
     assert explain_merges(diagnostics, case.merges, list(case.merges)) is None
@@ -88,8 +94,9 @@ def _counts_after(text, merges):
     return replay.counts()
 
 
-@pytest.mark.parametrize("visibility,name", [("public", "tiny_words"), ("public", "specials"),
-                                             ("hidden", "hidden_tricky")])
+@pytest.mark.parametrize(
+    ("visibility", "name"), [("public", "tiny_words"), ("public", "specials"), ("hidden", "hidden_tricky")]
+)
 def test_stored_steps_agree_with_a_live_replay(visibility, name):
     case = golden.TrainCase(golden.root(visibility), name)
     steps = case.diagnostics().steps
@@ -152,18 +159,25 @@ def test_trusted_char_bpe_agrees_with_the_reference(reference, text, num_merges)
 
 
 @KIT_SETTINGS
-@given(st.lists(st.sampled_from(["the", " the", " cat", "<|endoftext|>", "小猫", "😊", "\r\n", "  ", "x²", "a"]),
-                max_size=10).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(["the", " the", " cat", "<|endoftext|>", "小猫", "😊", "\r\n", "  ", "x²", "a"]),
+        max_size=10,
+    ).map("".join)
+)
 def test_trusted_encoder_agrees_with_the_reference(reference, text):
     case = golden.TrainCase(golden.root("public"), "generated_500")
     specials = ["<|endoftext|>", "<|endoftext|><|endoftext|>"]
-    assert TrustedEncoder(case.vocab, case.merges, specials).encode(text) == \
-        reference.BPETokenizer(case.vocab, case.merges, specials).encode(text)
+    assert TrustedEncoder(case.vocab, case.merges, specials).encode(text) == reference.BPETokenizer(
+        case.vocab, case.merges, specials
+    ).encode(text)
 
 
 def test_the_yardstick_is_deterministic_work_not_a_trainer():
     text = "the cat sat on the mat " * 50
-    assert calibration.yardstick_workload(text, rounds=3) == calibration.yardstick_workload(text, rounds=3) > 0
+    assert (
+        calibration.yardstick_workload(text, rounds=3) == calibration.yardstick_workload(text, rounds=3) > 0
+    )
     assert "train" not in calibration.yardstick_workload.__code__.co_names
 
 
@@ -172,7 +186,7 @@ def test_budget_falls_back_to_the_yardstick_without_the_reference(monkeypatch, t
     with calibration.reset():
         budgets = calibration.budgets(tmp_path)
     assert set(budgets) == set(calibration.FACTORS)
-    for gate, budget in budgets.items():
+    for _gate, budget in budgets.items():
         assert budget.seconds > 0 and "yardstick" in budget.basis
         assert budget.abort_after == pytest.approx(calibration.ABORT_AT * budget.seconds)
 
@@ -193,6 +207,7 @@ class _StoppingKit:
 
     def timeout(self, seconds, cpu=None):
         import contextlib
+
         self.limits.append((seconds, cpu))
         return contextlib.nullcontext()
 
@@ -232,7 +247,9 @@ def test_a_speed_gate_stopped_on_wall_time_asks_what_it_waits_for():
 
 def test_expect_error_says_what_happened_instead():
     assert isinstance(expect_error(ValueError, lambda: int("x"), "int('x')", "not a number"), ValueError)
-    with pytest.raises(AssertionError, match=r"int\('1'\) should raise ValueError \(why\), but it returned 1"):
+    with pytest.raises(
+        AssertionError, match=r"int\('1'\) should raise ValueError \(why\), but it returned 1"
+    ):
         expect_error(ValueError, lambda: int("1"), "int('1')", "why")
     with pytest.raises(AssertionError, match="but it raised KeyError"):
         expect_error(ValueError, lambda: {}["k"], "d['k']", "why")

@@ -3,6 +3,7 @@
 `python -m grader.fixtures` must regenerate data/fixtures/{public,hidden} byte for byte, both with
 the trusted trainer/encoder of grader.feedback (the default engine) and with the reference solution.
 """
+
 from __future__ import annotations
 
 import json
@@ -93,8 +94,12 @@ def test_every_training_case_has_its_failure_message_data():
 
 def test_only_the_early_stop_case_stops_early():
     """Every other case must reach vocab_size, so that it tests what its name says for all merges."""
-    stopping = [d.name for v in ("public", "hidden") for d in sorted((golden.root(v) / "train").iterdir())
-                if golden.TrainCase(golden.root(v), d.name).stops_early]
+    stopping = [
+        d.name
+        for v in ("public", "hidden")
+        for d in sorted((golden.root(v) / "train").iterdir())
+        if golden.TrainCase(golden.root(v), d.name).stops_early
+    ]
     assert stopping == ["early_stop"]
 
 

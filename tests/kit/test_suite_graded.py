@@ -1,6 +1,7 @@
 """The graded suite end to end: all green on the reference, cleanly "not implemented" on the starter,
 and each efficiency gate fails the variant it is meant to fail, and passes a simple good one.
 """
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import suite_variants
 
 KIT = Path(__file__).resolve().parents[2]
@@ -18,8 +18,21 @@ KIT = Path(__file__).resolve().parents[2]
 def run_suite(submission: Path, out: Path, *args: str) -> dict[str, dict]:
     """Run tests/graded through the grader's pytest plugin; return {node id: record}."""
     results = out / "records.json"
-    cmd = [sys.executable, "-m", "pytest", "-p", "grader.pytest_plugin", "--submission", str(submission),
-           "--grader-results", str(results), "-q", "-p", "no:cacheprovider", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "grader.pytest_plugin",
+        "--submission",
+        str(submission),
+        "--grader-results",
+        str(results),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *args,
+    ]
     done = subprocess.run(cmd, cwd=KIT, capture_output=True, text=True, timeout=900)
     assert results.exists(), done.stdout[-3000:] + done.stderr[-3000:]
     records = json.loads(results.read_text())
@@ -52,13 +65,19 @@ def test_slow_variant_fails_every_efficiency_gate(tmp_path):
     memory = records["test_efficiency.py::test_encode_iterable_memory"]
     assert train["status"] == "failed" and "budget" in train["feedback"] and "recount" in train["feedback"]
     assert encode["status"] == "failed" and "budget" in encode["feedback"] and "replay" in encode["feedback"]
-    assert memory["status"] == "failed" and "grew your program's memory" in memory["feedback"], memory["feedback"]
+    assert memory["status"] == "failed" and "grew your program's memory" in memory["feedback"], memory[
+        "feedback"
+    ]
 
 
 @pytest.mark.slow
 def test_simple_incremental_variant_passes_both_speed_gates(tmp_path):
     submission = suite_variants.make_variant("simple", tmp_path)
-    records = run_suite(submission, tmp_path, "tests/graded/test_efficiency.py::test_training_speed",
-                        "tests/graded/test_efficiency.py::test_encode_speed")
+    records = run_suite(
+        submission,
+        tmp_path,
+        "tests/graded/test_efficiency.py::test_training_speed",
+        "tests/graded/test_efficiency.py::test_encode_speed",
+    )
     for node, record in records.items():
         assert record["status"] == "passed", (node, record["feedback"])

@@ -1,4 +1,5 @@
 """The rubric and the graded suite agree: 100 points, one entry per graded test and back."""
+
 from __future__ import annotations
 
 import ast
@@ -8,7 +9,12 @@ from grader import rubric
 
 KIT = Path(__file__).resolve().parents[2]
 GRADED = KIT / "tests" / "graded"
-PART_OF_FILE = {"test_part1.py": 1, "test_part2.py": 2, "test_part3.py": 3, "test_efficiency.py": "efficiency"}
+PART_OF_FILE = {
+    "test_part1.py": 1,
+    "test_part2.py": 2,
+    "test_part3.py": 3,
+    "test_efficiency.py": "efficiency",
+}
 
 
 def _graded_tests() -> dict[str, ast.FunctionDef]:
@@ -39,7 +45,9 @@ def test_visibility_values_and_hidden_files():
     for e in _entries():
         assert e.visibility in rubric.VISIBILITIES
         hidden_file = e.id.startswith("test_hidden_")
-        assert (e.visibility != "visible") == hidden_file, f"{e.id}: hidden tests live in test_hidden_*.py only"
+        assert (e.visibility != "visible") == hidden_file, (
+            f"{e.id}: hidden tests live in test_hidden_*.py only"
+        )
 
 
 def test_parts_match_files_and_numbers():
@@ -53,8 +61,11 @@ def test_parts_match_files_and_numbers():
 
 def test_every_graded_test_has_its_own_timeout():
     for node_id, node in _graded_tests().items():
-        marks = [d for d in node.decorator_list
-                 if isinstance(d, ast.Call) and ast.unparse(d.func) == "pytest.mark.timeout"]
+        marks = [
+            d
+            for d in node.decorator_list
+            if isinstance(d, ast.Call) and ast.unparse(d.func) == "pytest.mark.timeout"
+        ]
         assert len(marks) == 1 and marks[0].args, f"{node_id} needs exactly one @pytest.mark.timeout(seconds)"
 
 
@@ -63,7 +74,8 @@ def test_public_tests_never_read_hidden_fixtures():
         text = path.read_text(encoding="utf-8")
         uses_hidden = '"hidden"' in text
         assert uses_hidden == path.name.startswith("test_hidden_"), (
-            f"{path.name}: hidden fixtures belong to test_hidden_*.py")
+            f"{path.name}: hidden fixtures belong to test_hidden_*.py"
+        )
 
 
 def test_graded_tests_never_import_the_reference():
@@ -74,7 +86,9 @@ def test_graded_tests_never_import_the_reference():
                 names = [a.name for a in node.names]
                 if isinstance(node, ast.ImportFrom) and node.module:
                     names.append(node.module)
-                assert not any(n.split(".")[0] in ("solution", "bpe") for n in names), f"{path.name} imports {names}"
+                assert not any(n.split(".")[0] in ("solution", "bpe") for n in names), (
+                    f"{path.name} imports {names}"
+                )
 
 
 def test_graded_modules_keep_their_own_messages():

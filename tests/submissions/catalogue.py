@@ -15,6 +15,7 @@ How a row is built (`[submission.build]`):
 `@NAME@` placeholders in overlay files are filled from `build.fill` and `materialize(fill=...)`;
 one left unfilled is an error.
 """
+
 from __future__ import annotations
 
 import os
@@ -66,10 +67,18 @@ def load(path: Path = CATALOGUE) -> list[Entry]:
         where = f"{path}: [[submission]] #{i} ({row.get('name', '?')})"
         try:
             entry = Entry(
-                name=row["name"], kind=row["kind"], why=row["why"], build=dict(row.get("build", {})),
-                select=row["select"], fails=tuple(row.get("fails", ())),
-                collateral=dict(row.get("collateral", {})), score=row.get("score"),
-                linger=float(row.get("linger", 0.3)), smoke=bool(row.get("smoke", False)), gap=row.get("gap"))
+                name=row["name"],
+                kind=row["kind"],
+                why=row["why"],
+                build=dict(row.get("build", {})),
+                select=row["select"],
+                fails=tuple(row.get("fails", ())),
+                collateral=dict(row.get("collateral", {})),
+                score=row.get("score"),
+                linger=float(row.get("linger", 0.3)),
+                smoke=bool(row.get("smoke", False)),
+                gap=row.get("gap"),
+            )
         except KeyError as e:
             raise CatalogueError(f"{where}: missing key {e}") from None
         if entry.kind not in KINDS:
@@ -115,8 +124,9 @@ def _copy_tree(src: Path, dst: Path, fill: dict[str, str]) -> None:
         target.write_text(text, encoding="utf-8")
 
 
-def materialize(entry: Entry, dest: Path, *, fill: dict[str, str] | None = None,
-                solution: Path = KIT_ROOT / "solution") -> Path:
+def materialize(
+    entry: Entry, dest: Path, *, fill: dict[str, str] | None = None, solution: Path = KIT_ROOT / "solution"
+) -> Path:
     """Build `entry` as `dest/bpe/...` (dest must not exist yet); returns `dest`."""
     fill = {**entry.build.get("fill", {}), **(fill or {})}
     dest = Path(dest)
@@ -134,8 +144,10 @@ def materialize(entry: Entry, dest: Path, *, fill: dict[str, str] | None = None,
         text = target.read_text(encoding="utf-8")
         n = text.count(edit["old"])
         if n != 1:
-            raise CatalogueError(f"{entry.name}: in {edit['file']}, expected exactly one occurrence of "
-                                 f"{edit['old']!r}, found {n} (did the reference change?)")
+            raise CatalogueError(
+                f"{entry.name}: in {edit['file']}, expected exactly one occurrence of "
+                f"{edit['old']!r}, found {n} (did the reference change?)"
+            )
         target.write_text(text.replace(edit["old"], edit["new"]), encoding="utf-8")
     if "overlay" in build:
         overlay = HERE / build["overlay"]

@@ -7,6 +7,7 @@ pids cgroup when one can be made (root ignores RLIMIT_NPROC), runs the grader, t
 `linger` seconds and lists every process still alive in the namespace: a daemon that escaped the
 grader's cleanup shows up there. When init exits, the kernel kills whatever is left.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,15 @@ class Jailed:
     seconds: float
 
 
-def grade_in_jail(submission: Path, out: Path, *, tests: str | None = None, linger: float = 0.3,
-                  timeout: float = 600, readonly: bool = True) -> Jailed:
+def grade_in_jail(
+    submission: Path,
+    out: Path,
+    *,
+    tests: str | None = None,
+    linger: float = 0.3,
+    timeout: float = 600,
+    readonly: bool = True,
+) -> Jailed:
     """Grade `submission` into `out` (created here) through the kit's CLI, jailed."""
     sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
     try:
@@ -50,31 +58,50 @@ def grade_in_jail(submission: Path, out: Path, *, tests: str | None = None, ling
     argv = [PYTHON, "-m", "grader", "grade", str(submission), "--out", str(out)]
     if tests:
         argv += ["--tests", tests]
-    config = {"argv": argv, "cwd": str(KIT_ROOT), "linger": linger, "report": str(work / "report.json"),
-              "stdout": str(work / "stdout"), "stderr": str(work / "stderr"), "timeout": timeout,
-              "readonly": [str(KIT_ROOT)] if readonly else [], "cgroup": str(cgroup)}
+    config = {
+        "argv": argv,
+        "cwd": str(KIT_ROOT),
+        "linger": linger,
+        "report": str(work / "report.json"),
+        "stdout": str(work / "stdout"),
+        "stderr": str(work / "stderr"),
+        "timeout": timeout,
+        "readonly": [str(KIT_ROOT)] if readonly else [],
+        "cgroup": str(cgroup),
+    }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BPE_KIT_"))}
     env["PYTHONPATH"] = str(KIT_ROOT)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     started = time.monotonic()
     try:
-        proc = run_sandboxed([PYTHON, str(Path(__file__).resolve()), json.dumps(config)],
-                             timeout=timeout + 60, cwd=KIT_ROOT, env=env)
+        proc = run_sandboxed(
+            [PYTHON, str(Path(__file__).resolve()), json.dumps(config)],
+            timeout=timeout + 60,
+            cwd=KIT_ROOT,
+            env=env,
+        )
     finally:
         _remove_cgroup(cgroup)
     try:
         report = json.loads((work / "report.json").read_text())
     except (OSError, ValueError):
-        raise AssertionError(f"the jail did not report (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+        raise AssertionError(
+            f"the jail did not report (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+        ) from None
     results = None
     try:
         results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         pass
-    return Jailed(returncode=report["returncode"], leftovers=report["leftovers"],
-                  stdout=_read(work / "stdout"), stderr=_read(work / "stderr"), results=results,
-                  out_files=sorted(p.name for p in out.iterdir()) if out.is_dir() else [],
-                  seconds=time.monotonic() - started)
+    return Jailed(
+        returncode=report["returncode"],
+        leftovers=report["leftovers"],
+        stdout=_read(work / "stdout"),
+        stderr=_read(work / "stderr"),
+        results=results,
+        out_files=sorted(p.name for p in out.iterdir()) if out.is_dir() else [],
+        seconds=time.monotonic() - started,
+    )
 
 
 def _read(path: Path, limit: int = 1 << 20) -> str:
@@ -144,8 +171,9 @@ def _inner(config: dict) -> None:
         _mount_readonly(path)
     _enter_cgroup(Path(config["cgroup"]))
     with open(config["stdout"], "wb") as out, open(config["stderr"], "wb") as err:
-        proc = subprocess.Popen(config["argv"], cwd=config["cwd"], stdout=out, stderr=err,
-                                stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            config["argv"], cwd=config["cwd"], stdout=out, stderr=err, stdin=subprocess.DEVNULL
+        )
         try:
             returncode = proc.wait(timeout=config["timeout"])
         except subprocess.TimeoutExpired:

@@ -7,6 +7,7 @@ grades every non-hostile row on the whole graded suite (jailed, like the tests d
 points. The kit's tests compare their own gradings with this file, and this file with
 catalogue.toml, so an expectation, a grade and the record of both can never drift apart silently.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,10 +22,12 @@ import catalogue  # noqa: E402
 import jail  # noqa: E402
 
 MATRIX = HERE / "kill_matrix.md"
-HEADER = ("# Kill matrix\n\nWritten by `python tests/submissions/kill_matrix.py` from full gradings "
-          "(`python -m grader grade`, every rubric test).\n`x` = the submission loses that test's "
-          "points, `.` = it keeps them. Checked against catalogue.toml (test_catalogue_build.py) and fresh "
-          "gradings (test_catalogue_matrix.py).\n\n")
+HEADER = (
+    "# Kill matrix\n\nWritten by `python tests/submissions/kill_matrix.py` from full gradings "
+    "(`python -m grader grade`, every rubric test).\n`x` = the submission loses that test's "
+    "points, `.` = it keeps them. Checked against catalogue.toml (test_catalogue_build.py) and fresh "
+    "gradings (test_catalogue_matrix.py).\n\n"
+)
 
 
 def rubric_entries():

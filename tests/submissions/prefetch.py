@@ -4,6 +4,7 @@ A grading takes seconds and the machine has two cores, so a module's fixture sub
 every test pytest selected in that module at once (`Prefetch.start`); each test then waits for
 its own result. A job that raised re-raises in its test, nowhere else.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
