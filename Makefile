@@ -8,24 +8,34 @@ NAME ?= trace
 SUBMISSIONS ?= submissions
 JOBS ?= 2
 
-.PHONY: help venv grade test fixtures kill-matrix data corpus bench handout gradescope lab class clean
+.PHONY: help venv lock grade test fixtures kill-matrix data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
+	@echo "make lock                                       rewrite requirements/*.txt after a pin in pyproject.toml changed"
 	@echo "make fixtures | kill-matrix | corpus | data | bench | handout | gradescope | clean"
 
-$(VENV)/.ok: pyproject.toml
+# The venv is the lock, nothing more: rebuilt from scratch (--clear) whenever the lock changes.
+$(VENV)/.ok: requirements/dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "bpe-kit needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > $(VENV)/requirements.txt
-	$(PY) -m pip install --quiet -r $(VENV)/requirements.txt
+	$(PYTHON) -m venv --clear $(VENV)
+	$(PY) -m pip install --quiet --require-hashes -r requirements/dev.txt
 	@touch $@
 
 venv: $(VENV)/.ok
+
+# requirements/*.txt, from pyproject.toml: grading (the handout and Gradescope), dev (+ the dev
+# group: make venv, CI), bench (+ the bench extra). Each is resolved within the one before it, so
+# the packages they share have one version. Run after changing a pin in pyproject.toml; commit all three.
+UV_LOCK = $(VENV)/bin/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes \
+	--custom-compile-command "make lock" --quiet
+lock: venv
+	$(UV_LOCK) -o requirements/grading.txt
+	$(UV_LOCK) --group dev -c requirements/grading.txt -o requirements/dev.txt
+	$(UV_LOCK) --group dev --extra bench -c requirements/dev.txt -o requirements/bench.txt
 
 grade: venv
 	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
@@ -50,10 +60,9 @@ lab: venv
 	$(PY) -m assignment.labs $(NAME) --submission $(SUBMISSION)
 
 bench: venv
-	@# The optional extra `bench` (pyproject.toml): one package at a time, so a contender that
-	@# cannot install here is skipped by the bench with a note instead of stopping it.
-	@$(PY) -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["bench"]))' > $(VENV)/bench-requirements.txt
-	@while read -r req; do $(PY) -m pip install --quiet "$$req" || echo "bench: could not install $$req; it will be skipped"; done < $(VENV)/bench-requirements.txt
+	@# The optional extra `bench` (pyproject.toml), locked with the dev set in requirements/bench.txt.
+	@# If it cannot install here, the bench still runs and skips the contenders it cannot import.
+	@$(PY) -m pip install --quiet --require-hashes -r requirements/bench.txt || echo "bench: could not install requirements/bench.txt; contenders missing here will be skipped"
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 handout: venv
