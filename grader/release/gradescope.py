@@ -1,12 +1,13 @@
 """dist/autograder.zip: the Gradescope bundle (setup.sh, run_autograder, the whole grader).
 
-Instructor-only: it carries the hidden tests and fixtures. The Python dependencies are pinned from
-pyproject.toml at build time into requirements.txt, so Gradescope grades with exactly the versions
-the kit was tested with.
+Instructor-only: it carries the hidden tests and fixtures. It also carries the kit's grading lock
+(requirements/grading.txt: every package, pinned and hashed), and setup.sh installs from it with
+`pip install --require-hashes`, so Gradescope grades with exactly the files the kit was tested with.
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from .zipout import write_zip
 
 TEMPLATES = Path(__file__).parent / "templates"
 ENTRY_POINTS = ("setup.sh", "run_autograder")
+LOCK = "requirements/grading.txt"
 REQUIRED = (
     "grader/__init__.py",
     "grader/api.py",
@@ -28,15 +30,32 @@ class BundleError(RuntimeError):
     """The kit cannot make a working bundle; nothing was written."""
 
 
-def requirements(kit: Path) -> str:
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def grading_lock(kit: Path) -> bytes:
+    """The kit's grading lock, refused if it does not hold pyproject.toml's pins (a stale lock)."""
     try:
         deps = tomllib.loads((kit / "pyproject.toml").read_text())["project"]["dependencies"]
     except (OSError, KeyError, tomllib.TOMLDecodeError) as e:
         raise BundleError(f"{kit / 'pyproject.toml'}: cannot read project.dependencies ({e})") from None
-    unpinned = [d for d in deps if "==" not in d]
-    if unpinned:
-        raise BundleError(f"pyproject.toml: dependencies must be pinned with == for grading: {unpinned}")
-    return "\n".join(deps) + "\n"
+    try:
+        text = (kit / LOCK).read_text()
+    except OSError as e:
+        raise BundleError(
+            f"{kit / LOCK}: cannot read the grading lock ({e.strerror}); run `make lock`"
+        ) from None
+    locked = {_canonical(m[1]): m[2] for m in re.finditer(r"(?m)^([A-Za-z0-9][\w.-]*)==(\S+)", text)}
+    for dep in deps:
+        name, sep, version = dep.partition("==")
+        if not sep:
+            raise BundleError(f"pyproject.toml: dependencies must be pinned with == for grading: {dep!r}")
+        if locked.get(_canonical(name.strip())) != version.strip():
+            raise BundleError(f"{kit / LOCK} does not lock {dep} from pyproject.toml: run `make lock`")
+    if "--hash=sha256:" not in text:
+        raise BundleError(f"{kit / LOCK}: no hashes in the lock: run `make lock`")
+    return text.encode()
 
 
 def bundle_files(kit: Path) -> dict[str, bytes]:
@@ -44,7 +63,7 @@ def bundle_files(kit: Path) -> dict[str, bytes]:
     missing = [r for r in REQUIRED if not (kit / r).exists()]
     if missing:
         raise BundleError("the kit is missing " + ", ".join(missing))
-    files["requirements.txt"] = requirements(kit).encode()
+    files[LOCK] = grading_lock(kit)
     for name in ENTRY_POINTS:
         files[name] = (TEMPLATES / name).read_bytes()
     return files

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
 import sys
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from grader.release.gradescope import BundleError, build
+from grader.release.gradescope import LOCK, BundleError, build, grading_lock
 
 sys.path.insert(0, str(Path(__file__).parent))
 from sandboxed import run_sandboxed
@@ -109,18 +109,45 @@ def test_a_submission_without_one_bpe_package_gets_told_how_to_submit(tmp_path, 
     assert "make submission" in results["output"]
 
 
-def test_the_bundle_has_entry_points_pinned_requirements_and_the_hidden_tests(bundle):
+def test_the_bundle_has_entry_points_the_grading_lock_and_the_hidden_tests(bundle):
     _dest, source, modes = bundle
     for name in ("run_autograder", "setup.sh"):
         assert stat.S_IMODE(modes[name]) & 0o111, f"{name} is not executable in the zip"
-    deps = tomllib.loads((KIT / "pyproject.toml").read_text())["project"]["dependencies"]
-    assert (source / "requirements.txt").read_text().split() == deps
+    assert (source / LOCK).read_bytes() == (KIT / LOCK).read_bytes()
     hidden = sorted(p.relative_to(KIT) for p in (KIT / "tests/graded").rglob("test_hidden_*.py"))
     assert all((source / h).exists() for h in hidden)
     assert (source / "grader/rubric.toml").read_bytes() == (KIT / "grader/rubric.toml").read_bytes()
     assert not (source / "solution").exists()
     setup = (source / "setup.sh").read_text()
-    assert "requirements.txt" in setup and "65534" in setup
+    assert f'--require-hashes -r "$SRC/{LOCK}"' in setup and "65534" in setup
+
+
+def _kit_with_lock(tmp_path: Path, pin: str, lock: str | None) -> Path:
+    kit = tmp_path / "kit"
+    (kit / "requirements").mkdir(parents=True)
+    (kit / "pyproject.toml").write_text(f'[project]\nname = "k"\ndependencies = ["{pin}"]\n')
+    if lock is not None:
+        (kit / LOCK).write_text(lock)
+    return kit
+
+
+@pytest.mark.parametrize(
+    ("pin", "lock", "problem"),
+    [
+        ("Regex==1.0", None, "cannot read the grading lock"),
+        ("Regex==1.0", "regex==0.9 \\\n    --hash=sha256:" + "0" * 64 + "\n", "run `make lock`"),
+        ("Regex==1.0", "regex==1.0\n", "no hashes"),
+        ("Regex>=1.0", "regex==1.0\n", "pinned with =="),
+    ],
+)
+def test_a_missing_stale_or_unhashed_lock_makes_no_bundle(tmp_path, pin, lock, problem):
+    with pytest.raises(BundleError, match=re.escape(problem)):
+        grading_lock(_kit_with_lock(tmp_path, pin, lock))
+
+
+def test_a_lock_with_pyprojects_pins_is_bundled_as_it_is(tmp_path):
+    lock = "regex==1.0 \\\n    --hash=sha256:" + "0" * 64 + "\n"
+    assert grading_lock(_kit_with_lock(tmp_path, "Regex==1.0", lock)) == lock.encode()
 
 
 def _zip_of_folder(folder: Path, dest: Path, prefix: str) -> Path:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when the autograder image is built.
-# It installs Python 3.11+ and the pinned packages into /autograder/venv, makes sure the unprivileged
-# account the grader drops student code to (uid 65534) exists, and closes the grader's own files
-# (hidden tests included) to everyone but root.
+# It installs Python 3.11+ and the grading packages into /autograder/venv from the kit's lock
+# (requirements/grading.txt: every package pinned, every file checked against its hash), makes sure
+# the unprivileged account the grader drops student code to (uid 65534) exists, and closes the
+# grader's own files (hidden tests included) to everyone but root.
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")" && pwd)"
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
@@ -21,8 +22,7 @@ fi
 python_ok "$PYTHON" || { echo "setup.sh: no Python 3.11+ available on this image" >&2; exit 1; }
 
 "$PYTHON" -m venv "$ROOT/venv"
-"$ROOT/venv/bin/python" -m pip install --quiet --no-cache-dir --upgrade pip
-"$ROOT/venv/bin/python" -m pip install --quiet --no-cache-dir -r "$SRC/requirements.txt"
+"$ROOT/venv/bin/python" -m pip install --quiet --no-cache-dir --require-hashes -r "$SRC/requirements/grading.txt"
 
 if ! getent passwd 65534 >/dev/null; then
   useradd --system --uid 65534 --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin nobody
