@@ -21,6 +21,7 @@ HANDOUT_INCLUDE = [
     "data/fixtures/**",
     "grader/**",
     "pyproject.toml",
+    "requirements/grading.txt",
 ]
 ORACLES = [
     "grader/feedback/char_bpe.py",

@@ -73,6 +73,7 @@ def test_the_student_gets_the_assignment_the_starter_the_public_tests_and_tools(
         "README.md",
         "grader/__init__.py",
         "pyproject.toml",
+        "requirements/grading.txt",
     ]:
         assert need in files, need
     public_tests = {

@@ -1,5 +1,5 @@
 # Your BPE assignment. Every target sets up its own .venv first; nothing is installed elsewhere.
-# To use a Python you already have (with the packages of pyproject.toml), give it as PY:
+# To use a Python you already have (with the packages of requirements/grading.txt), give it as PY:
 #     make grade PY=/path/to/python
 PYTHON ?= python3
 VENV ?= .venv
@@ -24,12 +24,11 @@ help:
 	@echo "make submission                                 build submission.zip to upload"
 	@echo "make clean                                      remove .venv, results and generated files"
 
-$(VENV)/.ok: pyproject.toml
+# The packages Gradescope grades with, each file checked against its hash (requirements/grading.txt).
+$(VENV)/.ok: requirements/grading.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "this assignment needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(VENV)/bin/python -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > $(VENV)/requirements.txt
-	$(VENV)/bin/python -m pip install --quiet -r $(VENV)/requirements.txt
+	$(PYTHON) -m venv --clear $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --require-hashes -r requirements/grading.txt
 	@touch $@
 
 venv: $(VENV)/.ok
