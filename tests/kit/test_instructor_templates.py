@@ -1,4 +1,8 @@
-"""The CI templates parse, shard the class consistently, and call farm commands that exist."""
+"""The CI templates parse, shard the class consistently, and call farm commands that exist.
+
+YAML is read with ruamel.yaml (YAML 1.2, as GitHub and GitLab read it: `on:` stays a key, and a
+duplicate key is an error). .ci/run also lints the GitHub workflows with actionlint.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +15,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
 from grader.farm.__main__ import _parser as farm_parser
-from grader.release.miniyaml import YamlError, loads
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "grader/release/templates"
 
 
 def load(name):
-    return loads((TEMPLATES / name).read_text())
+    return YAML(typ="safe", pure=True).load((TEMPLATES / name).read_text())
 
 
 def farm_args(command: str, **subst):
@@ -28,33 +32,6 @@ def farm_args(command: str, **subst):
         command = command.replace(k, v)
     words = shlex.split(command)
     return farm_parser().parse_args(words[words.index("grader.farm") + 1 :])
-
-
-@pytest.mark.parametrize(
-    ("text", "problem"),
-    [
-        ("a:\n\tb: 1\n", "tab"),
-        ("a: 1\na: 2\n", "duplicate key"),
-        ("a:\n  b: 1\n   c: 2\n", "indentation"),
-        ("a: [1, 2\n", "unterminated"),
-        ("a: &anchor 1\n", "unsupported"),
-    ],
-)
-def test_the_yaml_reader_refuses_broken_files(text, problem):
-    with pytest.raises(YamlError, match=problem):
-        loads(text)
-
-
-def test_the_yaml_reader_reads_what_ci_files_use():
-    doc = loads(
-        "k: v  # note\nlist:\n  - a\n  - x: 1\n    y: [1, 'two']\nrun: |\n  echo '#1'\n  done\nfold: >-\n  a\n  b\n"
-    )
-    assert doc == {
-        "k": "v",
-        "list": ["a", {"x": 1, "y": [1, "two"]}],
-        "run": "echo '#1'\ndone\n",
-        "fold": "a b",
-    }
 
 
 def test_github_actions_grades_every_shard_then_merges_them():
@@ -70,10 +47,13 @@ def test_github_actions_grades_every_shard_then_merges_them():
             **{
                 "${{ matrix.shard }}": str(k),
                 "${{ strategy.job-total }}": str(len(shards)),
-                "${{ inputs.submissions }}": "subs",
+                "$SUBMISSIONS": "subs",
             },
         )
+        assert str(args.submissions) == "subs"
         assert (args.cmd, args.shard, str(args.out)) == ("grade", f"{k}/{len(shards)}", f"out/shard-{k}")
+    step = next(s for s in grade["steps"] if "grader.farm" in s.get("run", ""))
+    assert step["env"]["SUBMISSIONS"] == "${{ inputs.submissions }}"
     upload = next(s for s in grade["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
     assert upload["with"]["name"] == "shard-${{ matrix.shard }}" and upload["if"] == "always()"
     assert merge["needs"] == "grade" and merge["if"] == "always()"
@@ -82,6 +62,17 @@ def test_github_actions_grades_every_shard_then_merges_them():
     run = next(s["run"] for s in merge["steps"] if "grader.farm" in s.get("run", ""))
     args = farm_args(run.replace("shards/shard-*", "shards/shard-1 shards/shard-2"))
     assert args.cmd == "merge" and [str(p) for p in args.inputs] == ["shards/shard-1", "shards/shard-2"]
+
+
+@pytest.mark.parametrize("name", ["github-actions.yml", "classroom.yml"])
+def test_no_workflow_pastes_an_input_or_event_text_into_a_script(name):
+    """`${{ }}` is pasted into the script before the shell reads it: text a person chose (an input,
+    a branch name, a commit message) must reach a script through `env:` instead."""
+    for job in load(name)["jobs"].values():
+        for step in job["steps"]:
+            assert not re.search(r"\$\{\{\s*(inputs|github\.event|github\.head_ref)", step.get("run", "")), (
+                step
+            )
 
 
 def test_gitlab_runs_parallel_shards_and_a_merge_that_needs_them():
