@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from grader.errors import SubmissionError
 from grader.farm import records
 from grader.farm.batch import grade_all
 from grader.farm.gradebook import write as write_gradebook
 from grader.farm.merge import merge
 from grader.farm.roster import RosterError, discover, in_shard, parse_shard
-from grader.farm.unpack import Unreadable, prepare
+from grader.farm.unpack import prepare
 
 sys.path.insert(0, str(Path(__file__).parent))
 from instructor_fakes import make_submission
@@ -112,7 +113,7 @@ def test_unusable_zips_are_unreadable_with_a_reason(tmp_path, name, writer, reas
     z = tmp_path / f"{name}.zip"
     with zipfile.ZipFile(z, "w") as zf:
         writer(zf)
-    with pytest.raises(Unreadable, match=reason):
+    with pytest.raises(SubmissionError, match=reason):
         prepare(z, tmp_path)
     assert not (tmp_path.parent / "evil").exists()
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.release.gradescope import BundleError, build
+from grader.errors import BundleError
+from grader.release.gradescope import build
 
 sys.path.insert(0, str(Path(__file__).parent))
 from sandboxed import run_sandboxed

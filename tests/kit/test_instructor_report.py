@@ -166,8 +166,8 @@ def test_speed_ratios_are_read_from_the_gates_feedback(text, want):
 
 
 def test_speed_gate_feedback_of_the_real_grader_is_understood():
-    """The gate's own wording (grader/feedback/speed.py) parses back to the ratio it states."""
-    speed = pytest.importorskip("grader.feedback.speed")
+    """The gate's own wording (grader/checks/speed.py) parses back to the ratio it states."""
+    speed = pytest.importorskip("grader.checks.speed")
     from grader.calibration import Budget
     from grader.farm.speed import ratios_in
 

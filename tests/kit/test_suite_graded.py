@@ -23,7 +23,7 @@ def run_suite(submission: Path, out: Path, *args: str) -> dict[str, dict]:
         "-m",
         "pytest",
         "-p",
-        "grader.pytest_plugin",
+        "grader.suite.plugin",
         "--submission",
         str(submission),
         "--grader-results",
