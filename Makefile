@@ -2,6 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+KIT := $(VENV)/bin/bpe-kit
 SUBMISSION ?= starter
 OUT ?= results
 NAME ?= trace
@@ -23,18 +24,19 @@ $(VENV)/.ok: pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]))' > $(VENV)/requirements.txt
 	$(PY) -m pip install --quiet -r $(VENV)/requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
 	@touch $@
 
 venv: $(VENV)/.ok
 
 grade: venv
-	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+	$(KIT) grade $(SUBMISSION) --out $(OUT)
 
 test: venv
 	$(PY) -m pytest
 
 fixtures: venv
-	$(PY) -m grader.fixtures
+	$(KIT) fixtures
 
 kill-matrix: venv
 	$(PY) tests/submissions/kill_matrix.py
@@ -47,7 +49,7 @@ data: venv
 	$(PY) data/fetch.py
 
 lab: venv
-	$(PY) -m assignment.labs $(NAME) --submission $(SUBMISSION)
+	$(KIT) lab $(NAME) --submission $(SUBMISSION)
 
 bench: venv
 	@# The optional extra `bench` (pyproject.toml): one package at a time, so a contender that
@@ -58,13 +60,13 @@ bench: venv
 
 handout: venv
 	$(PY) -m assignment.build --check
-	$(PY) -m grader.release handout
+	$(KIT) release handout
 
 class: venv
-	$(PY) -m grader.farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)
+	$(KIT) farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)
 
 gradescope: venv
-	$(PY) -m grader.release gradescope
+	$(KIT) release gradescope
 
 clean:
 	rm -rf $(VENV) results dist build .pytest_cache .hypothesis data/corpus

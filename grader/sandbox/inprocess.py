@@ -27,7 +27,7 @@ def import_submission(parent: Path):
     """Import `bpe` from `parent`, forgetting any `bpe` imported before (a restart re-imports)."""
     for name in [m for m in sys.modules if m == "bpe" or m.startswith("bpe.")]:
         del sys.modules[name]
-    sys.path.insert(0, str(parent))
+    sys.path.insert(0, str(parent))  # the student's package, found by its folder for this import only
     try:
         return importlib.import_module("bpe")
     finally:

@@ -71,6 +71,7 @@ class Worker:
     # -- the submission ------------------------------------------------------------------
     def bpe(self):
         if self.module is None:
+            # The one way to import the student's package as `bpe`: from its folder, for the import only.
             sys.path.insert(0, self.config["submission"])
             try:
                 import bpe  # noqa: F401  (the student's package, from the sandbox copy)

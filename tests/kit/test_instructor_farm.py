@@ -14,6 +14,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import KIT
+from instructor_fakes import make_submission
 
 from grader.errors import SubmissionError
 from grader.farm import records
@@ -23,11 +25,7 @@ from grader.farm.merge import merge
 from grader.farm.roster import RosterError, discover, in_shard, parse_shard
 from grader.farm.unpack import prepare
 
-sys.path.insert(0, str(Path(__file__).parent))
-from instructor_fakes import make_submission
-
 FAKE = f"{Path(__file__).parent / 'instructor_fakes.py'}:grade"
-KIT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

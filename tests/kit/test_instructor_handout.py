@@ -13,12 +13,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import KIT
 
 from grader.errors import LeakError
 from grader.release.contents import ORACLES, is_private
 from grader.release.handout import TOP, build
 
-KIT = Path(__file__).resolve().parents[2]
 # What would let a student copy a working Part 1-3: never defined anywhere in the handout but the stubs.
 # (Plain `encode`/`merge` are left out: the grader's wire format and outcomes have their own.)
 GRADED_NAMES = {

@@ -6,8 +6,6 @@ The messages read only stored data (data/fixtures); these tests retrain with the
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +22,6 @@ from grader.oracles.encoder import TrustedEncoder
 from grader.oracles.trainer import Replay, train
 from grader.oracles.wrong_rules import WRONG_RULES
 
-KIT = Path(__file__).resolve().parents[2]
 SMALL_CASES = [
     (v, d.name)
     for v in ("public", "hidden")

@@ -10,12 +10,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import KIT
 
 from grader import calibration
 from grader.checks import golden
 from grader.oracles import fixtures
 
-KIT = Path(__file__).resolve().parents[2]
 COMMITTED = KIT / "data" / "fixtures"
 
 

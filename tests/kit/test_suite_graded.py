@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 import suite_variants
-
-KIT = Path(__file__).resolve().parents[2]
+from conftest import KIT
 
 
 def run_suite(submission: Path, out: Path, *args: str) -> dict[str, dict]:
