@@ -206,7 +206,7 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
         for gate, seconds in measured.items()
     }
     data["note"] = (
-        "Written by `python -m grader.oracles.fixtures` (grader/calibration.py); machine dependent, "
+        "Written by `bpe-kit fixtures` (grader/calibration.py); machine dependent, "
         "so not part of the byte-identical fixtures."
     )
     out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -43,7 +43,7 @@ def _remote_text(exc) -> str | None:
 
 
 def record(item, report, call, output: str) -> dict | None:
-    """One record per test phase worth reporting (see pytest_plugin.pytest_runtest_makereport)."""
+    """One record per test phase worth reporting (see plugin.pytest_runtest_makereport)."""
     when = call.when
     if report.passed and when != "call":
         return None
