@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.farm.__main__ import _parser as farm_parser
+from grader.farm.__main__ import build_parser as farm_parser
 from grader.release.miniyaml import YamlError, loads
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "grader/release/templates"
