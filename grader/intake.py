@@ -134,7 +134,8 @@ def unpack(path: Path, scratch: Path, *, shown: str | None = None) -> Path:
     if not path.exists():
         raise SubmissionError(f"{shown}: no such file or folder")
     if not path.is_dir():
-        if not zipfile.is_zipfile(path):
+        # A zip is known by its content; a damaged one still says "zip" by its name, and is told so.
+        if not zipfile.is_zipfile(path) and path.suffix.lower() != ".zip":
             raise SubmissionError(f"{shown}: not a folder and not a zip file")
         root = scratch / "unzipped"
         root.mkdir(parents=True)

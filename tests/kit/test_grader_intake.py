@@ -33,11 +33,15 @@ def test_a_zip_is_known_by_its_content_not_its_name(tmp_path):
     assert (found / "bpe" / "__init__.py").read_text() == "X = 1\n"
 
 
-def test_a_file_that_is_not_a_zip_is_refused_whatever_its_name(tmp_path):
-    fake = tmp_path / "work.zip"
-    fake.write_text("not a zip")
-    with pytest.raises(SubmissionError, match=r"^work\.zip: not a folder and not a zip file$"):
-        intake.unpack(fake, tmp_path / "scratch", shown="work.zip")
+def test_a_file_that_is_not_a_zip_is_refused_and_a_damaged_zip_is_told_so(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a zip")
+    with pytest.raises(SubmissionError, match=r"^notes\.txt: not a folder and not a zip file$"):
+        intake.unpack(notes, tmp_path / "scratch", shown="notes.txt")
+    damaged = tmp_path / "work.zip"
+    damaged.write_text("not a zip")
+    with pytest.raises(SubmissionError, match=r"^work\.zip: not a readable zip file"):
+        intake.unpack(damaged, tmp_path / "scratch2", shown="work.zip")
 
 
 def test_a_folder_holding_one_uploaded_zip_is_graded_from_the_zip(tmp_path):
