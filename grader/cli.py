@@ -102,9 +102,12 @@ def grade(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] in TOOLS:
+        module = TOOLS[argv[0]][0]
         try:
-            tool = importlib.import_module(TOOLS[argv[0]][0])
-        except ModuleNotFoundError:  # the handout ships the grader without the instructors' tools
+            tool = importlib.import_module(module)
+        except ModuleNotFoundError as e:  # the handout ships the grader without the instructors' tools
+            if not e.name or not (module + ".").startswith(e.name + "."):
+                raise
             print(f"bpe-kit: error: `{argv[0]}` is not part of this copy of the kit", file=sys.stderr)
             return 2
         return tool.main(argv[1:])
