@@ -4,8 +4,8 @@ They are raised where the condition is found and travel unchanged to whoever han
 tells them apart with `isinstance`: a refused submission (`SubmissionError`) is the student's to fix
 and is reported to them; every other `GraderError` is the course's. str() is always one line.
 
-The release tools' own refusals (`LeakError`, `BundleError`) are here too: they stop a build,
-never a grading.
+The tools' own refusals are here too (`LeakError`, `BundleError` for a release, `RosterError`,
+`MergeError` for the farm): they stop a tool, never a grading.
 
 The failures of one call into a worker (`GradingAbort` and its kinds) are not grading failures:
 they cost the test that made the call, and the suite goes on. (The student's own exceptions,
@@ -49,6 +49,14 @@ class LeakError(RuntimeError):
 
 class BundleError(RuntimeError):
     """The kit cannot make a working Gradescope bundle; nothing was written."""
+
+
+class RosterError(ValueError):
+    """The farm's submissions folder or a shard spec cannot be used as given."""
+
+
+class MergeError(ValueError):
+    """A farm output cannot be merged (not a farm output, or the shards disagree)."""
 
 
 class GradingAbort(BaseException):

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 from ..api import isolation_level
+from ..errors import MergeError, RosterError
 from . import gradebook, records, report
 from .batch import DEFAULT_BUDGET, MANIFEST, grade_all
-from .merge import MergeError, merge
-from .roster import RosterError, parse_shard
+from .merge import merge
+from .roster import parse_shard
 from .worker import DEFAULT_GRADE_FN
 
 

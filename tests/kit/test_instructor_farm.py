@@ -17,12 +17,12 @@ import pytest
 from conftest import KIT
 from instructor_fakes import make_submission
 
-from grader.errors import SubmissionError
+from grader.errors import RosterError, SubmissionError
 from grader.farm import records
 from grader.farm.batch import grade_all
 from grader.farm.gradebook import write as write_gradebook
 from grader.farm.merge import merge
-from grader.farm.roster import RosterError, discover, in_shard, parse_shard
+from grader.farm.roster import discover, in_shard, parse_shard
 from grader.farm.unpack import prepare
 
 FAKE = f"{Path(__file__).parent / 'instructor_fakes.py'}:grade"
