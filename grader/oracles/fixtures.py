@@ -37,6 +37,7 @@ from grader.checks.gpt2 import render
 from grader.oracles import char_bpe, recorder
 from grader.oracles.encoder import TrustedEncoder
 from grader.oracles.trainer import read_corpus, train
+from grader.paths import SOLUTION
 
 EOT = "<|endoftext|>"
 
@@ -499,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-calibration", action="store_true", help="never measure the speed ratio")
     args = parser.parse_args(argv)
-    solution = Path(__file__).resolve().parents[1] / "solution"
+    solution = SOLUTION
     if args.engine == "solution":
         if not (solution / "bpe").is_dir():
             print(
