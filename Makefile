@@ -2,6 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+KIT := $(VENV)/bin/bpe-kit
 SUBMISSION ?= starter
 OUT ?= results
 NAME ?= trace
@@ -23,6 +24,7 @@ $(VENV)/.ok: requirements/dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "bpe-kit needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
 	$(PYTHON) -m venv --clear $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r requirements/dev.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $@
 
 venv: $(VENV)/.ok
@@ -38,13 +40,13 @@ lock: venv
 	$(UV_LOCK) --group dev --extra bench -c requirements/dev.txt -o requirements/bench.txt
 
 grade: venv
-	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+	$(KIT) grade $(SUBMISSION) --out $(OUT)
 
 test: venv
 	$(PY) -m pytest
 
 fixtures: venv
-	$(PY) -m grader.fixtures
+	$(KIT) fixtures
 
 kill-matrix: venv
 	$(PY) tests/submissions/kill_matrix.py
@@ -57,7 +59,7 @@ data: venv
 	$(PY) data/fetch.py
 
 lab: venv
-	$(PY) -m assignment.labs $(NAME) --submission $(SUBMISSION)
+	$(KIT) lab $(NAME) --submission $(SUBMISSION)
 
 bench: venv
 	@# The optional extra `bench` (pyproject.toml), locked with the dev set in requirements/bench.txt.
@@ -67,13 +69,13 @@ bench: venv
 
 handout: venv
 	$(PY) -m assignment.build --check
-	$(PY) -m grader.release handout
+	$(KIT) release handout
 
 class: venv
-	$(PY) -m grader.farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)
+	$(KIT) farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)
 
 gradescope: venv
-	$(PY) -m grader.release gradescope
+	$(KIT) release gradescope
 
 clean:
 	rm -rf $(VENV) results dist build .pytest_cache .hypothesis data/corpus

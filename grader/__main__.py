@@ -1,4 +1,4 @@
-"""`python -m grader ...`: see grader/cli.py."""
+"""`python -m grader ...`, the same as the `bpe-kit` command: see grader/cli.py."""
 
 import sys
 

@@ -9,8 +9,10 @@ Stable interface (the batch tools build on it):
   writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
   `tests` is a pytest -k expression selecting a subset (then unselected rubric entries are left out).
   results["extra_data"] = {"isolation": "namespaces+uid" | "uid" | "process-group", "max_score": N}.
-- Raises `GraderError` (a one-line message) when grading could not run at all: missing or corrupt
-  submission, no bpe/ package, unusable rubric, graded suite broken, `timeout_total` exceeded.
+- Raises a `grader.errors.GraderError` (a one-line message) when grading could not run at all,
+  unchanged from where it was found: `SubmissionError` for a missing or corrupt submission or no
+  bpe/ package (the student's to fix), `RubricError`, `SuiteError` (graded suite broken,
+  `timeout_total` exceeded), `NothingSelected`, `ReportError`.
   A submission that crashes, hangs or misbehaves is NOT an error: it is graded (and loses points).
 """
 
@@ -20,17 +22,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import report, rubric, runner, submission
-from .rubric import RubricError
-from .sandbox import Options, SubmissionError
-from .sandbox import isolation_level as sandbox_isolation
+from . import intake, report, rubric
+from .errors import GraderError, NothingSelected, ReportError
+from .paths import DEFAULT_RUBRIC, DEFAULT_TESTS_DIR
+from .sandbox.box import Options
+from .sandbox.box import isolation_level as sandbox_isolation
 from .scoring import Scored, score
+from .suite import runner
 
-DEFAULT_RUBRIC = Path(__file__).resolve().parent / "rubric.toml"
-
-
-class GraderError(Exception):
-    """Grading could not run; str() is one line saying why."""
+__all__ = ["GraderError", "Grading", "grade", "isolation_level", "run", "write"]
 
 
 @dataclass
@@ -61,23 +61,20 @@ def run(
 ) -> Grading:
     """Grade without writing anything (the CLI's `--inprocess` stops here)."""
     started = time.monotonic()
-    try:
-        entries = rubric.load(rubric_path or DEFAULT_RUBRIC)
-        with submission.opened(Path(submission_path)) as parent:
-            records = runner.run_suite(
-                parent,
-                tests_dir=tests_dir or runner.DEFAULT_TESTS_DIR,
-                pattern=tests,
-                inprocess=inprocess,
-                timeout_total=timeout_total,
-                hide=hide,
-                isolation=isolation,
-            )
-        scored = score(entries, records, partial_run=bool(tests), allow_unlisted=allow_unlisted)
-        if tests and not scored:
-            raise GraderError(f"--tests {tests!r} selects none of the graded tests")
-    except (SubmissionError, RubricError, runner.SuiteError) as e:
-        raise GraderError(str(e)) from None
+    entries = rubric.load(rubric_path or DEFAULT_RUBRIC)
+    with intake.opened(Path(submission_path)) as parent:
+        records = runner.run_suite(
+            parent,
+            tests_dir=tests_dir or DEFAULT_TESTS_DIR,
+            pattern=tests,
+            inprocess=inprocess,
+            timeout_total=timeout_total,
+            hide=hide,
+            isolation=isolation,
+        )
+    scored = score(entries, records, partial_run=bool(tests), allow_unlisted=allow_unlisted)
+    if tests and not scored:
+        raise NothingSelected(f"--tests {tests!r} selects none of the graded tests")
     elapsed = time.monotonic() - started
     results = report.results_json(
         scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation)
@@ -99,7 +96,7 @@ def grade(
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise GraderError(f"{out_dir}: cannot create the report folder ({e.strerror or e})") from None
+        raise ReportError(f"{out_dir}: cannot create the report folder ({e.strerror or e})") from None
     grading = run(
         submission,
         tests=tests,
@@ -119,6 +116,6 @@ def write(grading: Grading, out_dir: Path) -> None:
         report.write_results(grading.results, out_dir)
         report.write_junit(grading.scored, out_dir, execution_time=grading.results["execution_time"])
     except (OSError, ValueError) as e:
-        raise GraderError(
+        raise ReportError(
             f"{out_dir}: cannot write the reports ({getattr(e, 'strerror', None) or e})"
         ) from None

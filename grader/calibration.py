@@ -38,7 +38,7 @@ EOT = "<|endoftext|>"
 #     merges ~70
 # Each factor is about the geometric mean of its pair: each side keeps about 3x of margin.
 FACTORS = {"train": 16.0, "encode": 22.0}
-# A run that has used ABORT_AT x its budget of CPU time is stopped (grader/feedback/speed.py): it
+# A run that has used ABORT_AT x its budget of CPU time is stopped (grader/checks/speed.py): it
 # cannot pass anyway. With the factors above this stops the naive trainer (at 24x the reference)
 # and the replaying encoder (at 33x) at about half of what they need, so they fail the same way, in
 # the same words, on every run. The stop is on CPU time like the budget: a stop on wall time moves
@@ -87,7 +87,7 @@ def write_stream_file(directory: Path) -> Path:
 
 
 def encode_tokenizer_parts():
-    from grader.feedback import golden
+    from grader.checks import golden
 
     case = golden.TrainCase(golden.root("public"), ENCODE_TRAIN_CASE)
     return case.vocab, case.merges, [EOT]
@@ -140,7 +140,7 @@ def time_encoding(bpe, tok, text: str) -> float:
 
 def measure_reference(corpus: Path, text: str, repeat: int = 2) -> dict[str, float]:
     """Best-of-`repeat` CPU seconds of the reference on both workloads, in a sandboxed worker."""
-    from grader import remote
+    from grader.sandbox import remote
 
     with remote.connect(reference_dir()) as ref:
         train_s = min(time_training(ref, corpus) for _ in range(repeat))
@@ -155,7 +155,7 @@ _cache: dict[str, Budget] = {}
 
 def budgets(scratch: Path) -> dict[str, Budget]:
     """Both budgets, measured once per grading run (the reference costs about a second)."""
-    from grader.process import GradingAbort
+    from grader.errors import GradingAbort
 
     if _cache:
         return dict(_cache)
@@ -206,7 +206,7 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
         for gate, seconds in measured.items()
     }
     data["note"] = (
-        "Written by `python -m grader.fixtures` (grader/calibration.py); machine dependent, "
+        "Written by `bpe-kit fixtures` (grader/calibration.py); machine dependent, "
         "so not part of the byte-identical fixtures."
     )
     out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -1,16 +1,36 @@
-"""`python -m grader grade SUBMISSION [--out DIR] [--inprocess] [--tests PATTERN]`."""
+"""`bpe-kit COMMAND ...` (or `python -m grader COMMAND ...`): the kit's one command line.
+
+    bpe-kit grade SUBMISSION [--out DIR] [--inprocess] [--tests PATTERN]   grade one submission
+    bpe-kit farm {grade,report,merge} ...         grade a whole class (grader/farm/)
+    bpe-kit release {handout,gradescope}          build dist/handout.zip or dist/autograder.zip
+    bpe-kit fixtures [--engine ...]               regenerate the golden fixtures (grader/oracles/)
+    bpe-kit lab NAME [--submission DIR]           one experiment on a bpe package (assignment/labs/)
+
+`grade` is defined here; the others are each their own tool's parser, reached by name, imported only
+when asked for (a grade never loads the farm or the release builder).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 
 from . import api, report
+from .errors import GraderError
+
+# command -> (module whose main(argv) runs it, one line of help)
+TOOLS = {
+    "farm": ("grader.farm.__main__", "grade a whole class: gradebook.csv, grades.json, report.html"),
+    "release": ("grader.release.__main__", "build dist/handout.zip or dist/autograder.zip"),
+    "fixtures": ("grader.oracles.fixtures", "regenerate the golden fixtures from the oracles"),
+    "lab": ("assignment.labs.__main__", "run one experiment (a lab) on a bpe package"),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m grader", description="The bpe-kit autograder.")
+    parser = argparse.ArgumentParser(prog="bpe-kit", description="The bpe-kit autograder and its tools.")
     sub = parser.add_subparsers(dest="command", required=True)
     g = sub.add_parser("grade", help="grade one submission (a folder holding bpe/, or a zip of one)")
     g.add_argument("submission", type=Path)
@@ -35,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="isolate workers less than the best available (to test the fallbacks)",
     )
+    for name, (_module, help_text) in TOOLS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
     return parser
 
 
@@ -60,7 +82,7 @@ def grade(args) -> int:
                 f"Reports: {args.out / 'results.json'}, {args.out / 'junit.xml'} "
                 f"(isolation: {grading.results['extra_data']['isolation']})"
             )
-    except api.GraderError as e:
+    except GraderError as e:
         print(f"grader: error: {e}", file=sys.stderr)
         if args.error_results and not args.inprocess:
             try:
@@ -78,6 +100,17 @@ def grade(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in TOOLS:
+        module = TOOLS[argv[0]][0]
+        try:
+            tool = importlib.import_module(module)
+        except ModuleNotFoundError as e:  # the handout ships the grader without the instructors' tools
+            if not e.name or not (module + ".").startswith(e.name + "."):
+                raise
+            print(f"bpe-kit: error: `{argv[0]}` is not part of this copy of the kit", file=sys.stderr)
+            return 2
+        return tool.main(argv[1:])
     args = build_parser().parse_args(argv)
     if args.command == "grade":
         return grade(args)

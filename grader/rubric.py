@@ -15,12 +15,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import RubricError
+
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 PARTS = (1, 2, 3, "efficiency")
-
-
-class RubricError(Exception):
-    """The rubric cannot be used; the message is one line naming the file and the problem."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,11 @@
-"""From per-test records (grader/outcome.py) and the rubric to scored, numbered results."""
+"""From per-test records (grader/suite/outcome.py) and the rubric to scored, numbered results."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .rubric import Entry, RubricError, number_key
+from .errors import RubricError
+from .rubric import Entry, number_key
 
 
 @dataclass

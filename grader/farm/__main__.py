@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 from ..api import isolation_level
+from ..errors import MergeError, RosterError
 from . import gradebook, records, report
 from .batch import DEFAULT_BUDGET, MANIFEST, grade_all
-from .merge import MergeError, merge
-from .roster import RosterError, parse_shard
+from .merge import merge
+from .roster import parse_shard
 from .worker import DEFAULT_GRADE_FN
 
 
@@ -25,7 +26,7 @@ def output_records(out: Path) -> dict[str, dict]:
     return {s: recs[s] for s in assigned if s in recs}
 
 
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m grader.farm", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("grade", help="grade a directory of submissions (one folder or zip per student id)")
@@ -64,7 +65,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         if args.cmd == "grade":
             if args.jobs < 1:

@@ -8,14 +8,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ..errors import MergeError
 from . import gradebook, records
 from .batch import MANIFEST
 
 _RANK = {records.GRADED: 0, records.UNREADABLE: 1, records.GRADER_ERROR: 2}
-
-
-class MergeError(ValueError):
-    """An input is not a farm output, or the inputs cannot be merged."""
 
 
 @dataclass

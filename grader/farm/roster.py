@@ -10,11 +10,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import RosterError
+
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]*$")
-
-
-class RosterError(ValueError):
-    """The submissions directory or a shard spec cannot be used as given."""
 
 
 @dataclass(frozen=True)

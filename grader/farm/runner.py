@@ -13,9 +13,10 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..errors import SubmissionError
 from . import records
 from .roster import Entry
-from .unpack import Unreadable, prepare
+from .unpack import prepare
 from .worker import EXIT_UNREADABLE
 
 KIT_ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +142,7 @@ def grade_one(
     with tempfile.TemporaryDirectory(prefix="bpe-farm-") as scratch:
         try:
             pkg_parent = prepare(entry.path, Path(scratch))
-        except Unreadable as e:
+        except SubmissionError as e:
             status, results, message = records.UNREADABLE, None, str(e)
         except Exception as e:
             status, results, message = (

@@ -1,6 +1,6 @@
 """Speed-gate ratios (time taken / calibrated budget), read back from each speed test's feedback.
 
-The gates (grader/feedback/speed.py, budgets from grader/calibration.py) say it in words, and these
+The gates (grader/checks/speed.py, budgets from grader/calibration.py) say it in words, and these
 are the phrasings relied on:
     "... took 0.35 s of CPU time: 0.16x the budget of 2.22 s (...)"          -> 0.16
     "... was stopped after 3.33 s of CPU time: more than 1.5x its time budget of 2.22 s"

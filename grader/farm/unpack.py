@@ -1,8 +1,7 @@
-"""A student's upload, as the farm and Gradescope receive it: fingerprinted, then unpacked.
+"""A student's upload, as the farm receives it: fingerprinted, then unpacked.
 
-Finding the package is `grader.submission.find_package`, the same rule `make grade` uses: `bpe/` at
-the top or some folders down, or the package's own files loose in a folder. Zips go through the
-grader's guarded extraction (no absolute or `..` paths, no links, capped size and file count).
+Unpacking is `grader.intake.unpack`, the one intake `make grade` and Gradescope use too; an
+unusable upload raises `grader.errors.SubmissionError`, naming the upload as the student named it.
 """
 
 from __future__ import annotations
@@ -10,12 +9,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from .. import submission
-from ..sandbox import SubmissionError
-
-
-class Unreadable(Exception):
-    """The submission cannot be graded as submitted; the message tells the student why."""
+from .. import intake
 
 
 def fingerprint(path: Path) -> str:
@@ -35,18 +29,5 @@ def fingerprint(path: Path) -> str:
 
 
 def prepare(submission_path: Path, scratch: Path) -> Path:
-    """A directory containing `bpe/` for this submission (extracting a zip into `scratch`)."""
-    name = submission_path.name
-    try:
-        if submission_path.is_file():
-            if submission_path.suffix.lower() != ".zip":
-                raise Unreadable(f"{name} is neither a folder nor a .zip file")
-            root = scratch / "unzipped"
-            root.mkdir(parents=True)
-            submission.extract_zip(submission_path, root)
-            return submission.find_package(root, scratch, name)
-        if submission_path.is_dir():
-            return submission.find_package(submission_path, scratch, name)
-    except SubmissionError as e:
-        raise Unreadable(str(e).replace(str(submission_path), name)) from None
-    raise Unreadable(f"{name} is neither a folder nor a .zip file")
+    """A directory containing `bpe/` for this submission (unpacked into `scratch` if need be)."""
+    return intake.unpack(submission_path, scratch, shown=submission_path.name)

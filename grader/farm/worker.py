@@ -17,26 +17,16 @@ import signal
 import sys
 from pathlib import Path
 
+from grader.errors import SubmissionError
+
 DEFAULT_GRADE_FN = "grader.api:grade"
 PR_SET_PDEATHSIG = 1
 EXIT_UNREADABLE = 4  # the grader refused the submission itself (too big, no package...): not its fault
 
 
 def refused_submission(exc: BaseException) -> bool:
-    """True when the grader's error comes from the submission, not from the grader.
-
-    grader.api raises GraderError for both; the submission's own problems are SubmissionError
-    underneath (kept as the exception's context).
-    """
-    try:
-        from grader.sandbox import SubmissionError
-    except ImportError:
-        return False
-    while exc is not None:
-        if isinstance(exc, SubmissionError):
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
+    """True when the grader refused the submission itself, not its own failure."""
+    return isinstance(exc, SubmissionError)
 
 
 def load_grade_fn(spec: str):

@@ -6,10 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..errors import BundleError, LeakError, RubricError
+from ..paths import KIT_ROOT as KIT
 from . import gradescope, handout
-from .rubric_filter import RubricError
-
-KIT = Path(__file__).resolve().parents[2]
 
 
 def main(argv=None) -> int:
@@ -24,7 +23,7 @@ def main(argv=None) -> int:
         else:
             dest = args.out or KIT / "dist/autograder.zip"
             files = gradescope.build(KIT, dest)
-    except (handout.LeakError, gradescope.BundleError, RubricError, OSError) as e:
+    except (LeakError, BundleError, RubricError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(f"wrote {dest} ({len(files)} files)")

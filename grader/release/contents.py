@@ -1,10 +1,11 @@
 """Which files of the kit go where. The handout gets only what a student may see.
 
 Instructor-only, never in the handout: the reference solution; hidden tests and fixtures; the
-release and farm tooling; the fixture generator (it regenerates fixtures, hidden ones included);
-and the grader's trusted oracles (`ORACLES`: a slow but working CharBPE, BPE trainer and encoder,
-plus the classic mistakes as trainer knobs). Those are working answers to Parts 1-3, so they stay
-here: the public graded tests read what they computed from data/fixtures/public/ instead.
+release, farm and Gradescope tooling; and everything in grader/oracles/ (`ORACLES`, one glob): the
+trusted oracles (a slow but working CharBPE, BPE trainer and encoder, plus the classic mistakes as
+trainer knobs) and the fixture maker (it regenerates fixtures, hidden ones included). Those are
+working answers to Parts 1-3, so they stay there: the public graded tests import only
+grader/checks/ and read what the oracles computed from data/fixtures/public/ instead.
 """
 
 from __future__ import annotations
@@ -23,22 +24,16 @@ HANDOUT_INCLUDE = [
     "pyproject.toml",
     "requirements/grading.txt",
 ]
-ORACLES = [
-    "grader/feedback/char_bpe.py",
-    "grader/feedback/trainer.py",
-    "grader/feedback/encoder.py",
-    "grader/feedback/wrong_rules.py",
-    "grader/feedback/recorder.py",
-]
+ORACLES = "grader/oracles/**"
 PRIVATE = [
     "solution/**",
-    *ORACLES,
+    ORACLES,
     "tests/graded/test_hidden_*",
     "tests/graded/**/test_hidden_*",
     "data/fixtures/hidden/**",
     "grader/release/**",
     "grader/farm/**",
-    "grader/fixtures.py",
+    "grader/gradescope.py",
     "grader/rubric.toml",  # replaced by its visible part
 ]
 # The Gradescope bundle is never seen by students: it holds the whole grader, hidden tests included.

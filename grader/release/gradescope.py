@@ -11,6 +11,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from ..errors import BundleError
 from .contents import BUNDLE_EXCLUDE, BUNDLE_INCLUDE, select
 from .zipout import write_zip
 
@@ -21,13 +22,9 @@ REQUIRED = (
     "grader/__init__.py",
     "grader/api.py",
     "grader/rubric.toml",
-    "grader/release/autograder.py",
+    "grader/gradescope.py",
     "tests/graded",
 )
-
-
-class BundleError(RuntimeError):
-    """The kit cannot make a working bundle; nothing was written."""
 
 
 def _canonical(name: str) -> str:

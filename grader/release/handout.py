@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import LeakError
 from .contents import HANDOUT_INCLUDE, PRIVATE, select
 from .leaks import scan
 from .rubric_filter import visible_only
@@ -16,10 +17,6 @@ STUDENT_FILES = {
     "README.md": "student_README.md",
     ".gitignore": "student.gitignore",
 }
-
-
-class LeakError(RuntimeError):
-    """The handout would contain something hidden; nothing was written."""
 
 
 def handout_files(kit: Path) -> dict[str, bytes]:

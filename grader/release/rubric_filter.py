@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 
-
-class RubricError(ValueError):
-    pass
+from ..errors import RubricError
 
 
 def _blocks(text: str) -> tuple[str, list[str]]:

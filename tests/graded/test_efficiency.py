@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 
 from grader import calibration
-from grader.feedback import golden
-from grader.feedback.messages import explain_merges
-from grader.feedback.shapes import check_ids, check_train_result
-from grader.feedback.speed import WALL_FACTOR, timed_call, verdict
+from grader.checks import golden
+from grader.checks.messages import explain_merges
+from grader.checks.shapes import check_ids, check_train_result
+from grader.checks.speed import WALL_FACTOR, timed_call, verdict
 
 EOT = "<|endoftext|>"
 TRAIN_HINT = (
@@ -81,7 +81,7 @@ def test_encode_speed(bpe, scratch, record_property):
 
 @pytest.mark.timeout(300)
 def test_encode_iterable_memory(bpe, scratch, record_property):
-    from grader.process import CallTimeout, CpuLimitExceeded
+    from grader.errors import CallTimeout, CpuLimitExceeded
 
     path = calibration.write_stream_file(scratch)
     size = path.stat().st_size

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.feedback.encoding_check import check_encode_case
+from grader.checks.encoding_check import check_encode_case
 
 
 @pytest.mark.timeout(60)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.feedback.training_check import check_training_case
+from grader.checks.training_check import check_training_case
 
 
 @pytest.mark.timeout(120)

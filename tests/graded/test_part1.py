@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.feedback import golden
-from grader.feedback.errors import expect_error
-from grader.feedback.shapes import check_ids
+from grader.checks import golden
+from grader.checks.expect import expect_error
+from grader.checks.shapes import check_ids
 
 TRACE_TEXT = "low lower lowest"
 

@@ -14,10 +14,10 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.feedback import golden
-from grader.feedback.errors import expect_error
-from grader.feedback.gpt2 import GPT2_PATTERN
-from grader.feedback.training_check import check_training_case
+from grader.checks import golden
+from grader.checks.expect import expect_error
+from grader.checks.gpt2 import GPT2_PATTERN
+from grader.checks.training_check import check_training_case
 
 EOT = "<|endoftext|>"
 

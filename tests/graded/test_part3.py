@@ -18,11 +18,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from grader.feedback import golden
-from grader.feedback.encoding_check import TokenizerFacts, check_encode_case, explain_ids, tokenizer_for
-from grader.feedback.errors import expect_error
-from grader.feedback.gpt2 import UNICODE_TO_BYTE
-from grader.feedback.shapes import check_ids
+from grader.checks import golden
+from grader.checks.encoding_check import TokenizerFacts, check_encode_case, explain_ids, tokenizer_for
+from grader.checks.expect import expect_error
+from grader.checks.gpt2 import UNICODE_TO_BYTE
+from grader.checks.shapes import check_ids
 
 EOT = "<|endoftext|>"
 PIECES = st.one_of(

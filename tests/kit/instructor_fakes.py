@@ -25,13 +25,10 @@ def grade(submission: Path, out_dir: Path, *, timeout_total=None, **_):
     mode = spec.get("mode", "ok")
     if mode == "crash":
         raise RuntimeError("the sandbox could not start")
-    if mode == "refuse":  # as grader.api does: its own error, the submission's problem underneath
-        from grader.sandbox import SubmissionError
+    if mode == "refuse":  # as grader.api does: the submission's own problem, raised unchanged
+        from grader.errors import SubmissionError
 
-        try:
-            raise SubmissionError("the submission holds more than 2000 files")
-        except SubmissionError as e:
-            raise RuntimeError(str(e)) from None
+        raise SubmissionError("the submission holds more than 2000 files")
     if mode == "hang":
         time.sleep(3600)
     if mode == "garbage":

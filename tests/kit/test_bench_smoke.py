@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import KIT as ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 RUN = ROOT / "bench" / "run.py"
 pytestmark = pytest.mark.slow  # a few seconds of subprocesses in all
 

@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import filecmp
 import py_compile
-import sys
-from pathlib import Path
 
+import catalogue
+import kill_matrix
 import pytest
+from _pytest.mark.expression import Expression
+from conftest import KIT as KIT_ROOT
 
-KIT_ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(KIT_ROOT / "tests" / "submissions"), str(KIT_ROOT)]
-import catalogue  # noqa: E402
-import kill_matrix  # noqa: E402
-from _pytest.mark.expression import Expression  # noqa: E402
-
-from grader import rubric  # noqa: E402
-from grader.api import DEFAULT_RUBRIC  # noqa: E402
+from grader import rubric
+from grader.paths import DEFAULT_RUBRIC
 
 ENTRIES = catalogue.load()
 RUBRIC = rubric.load(DEFAULT_RUBRIC)

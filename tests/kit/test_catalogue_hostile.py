@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import glob
 import socket
-import sys
 import threading
-from pathlib import Path
 
+import catalogue
+import jail
 import pytest
+from conftest import KIT as KIT_ROOT
+from prefetch import Prefetch, selected_params
 
-KIT_ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(KIT_ROOT / "tests" / "submissions"), str(KIT_ROOT)]
-import catalogue  # noqa: E402
-import jail  # noqa: E402
-from prefetch import Prefetch, selected_params  # noqa: E402
-
-from grader import rubric  # noqa: E402
-from grader.api import DEFAULT_RUBRIC  # noqa: E402
+from grader import rubric
+from grader.paths import DEFAULT_RUBRIC
 
 WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the whole catalogue takes ~4 min on 2 cores)"
 

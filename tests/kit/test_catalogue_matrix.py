@@ -9,21 +9,16 @@ representative subset is graded twice and must give identical results.json apart
 from __future__ import annotations
 
 import re
-import sys
 from fnmatch import fnmatchcase
-from pathlib import Path
 
+import catalogue
+import jail
+import kill_matrix
 import pytest
+from prefetch import Prefetch, selected_params
 
-KIT_ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(KIT_ROOT / "tests" / "submissions"), str(KIT_ROOT)]
-import catalogue  # noqa: E402
-import jail  # noqa: E402
-import kill_matrix  # noqa: E402
-from prefetch import Prefetch, selected_params  # noqa: E402
-
-from grader import rubric  # noqa: E402
-from grader.api import DEFAULT_RUBRIC  # noqa: E402
+from grader import rubric
+from grader.paths import DEFAULT_RUBRIC
 
 WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the whole catalogue takes ~4 min on 2 cores)"
 

@@ -7,15 +7,12 @@ import hashlib
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import regex
+from conftest import KIT as ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `data` is imported from the kit's root, whatever the cwd
-    sys.path.insert(0, str(ROOT))
-from data import corpus  # noqa: E402
+from data import corpus
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CJK = regex.compile(r"\p{Han}")

@@ -12,14 +12,11 @@ import subprocess
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
+from conftest import KIT as ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `data` is imported from the kit's root, whatever the cwd
-    sys.path.insert(0, str(ROOT))
-from data import fetch  # noqa: E402
+from data import fetch
 
 
 class _Handler(BaseHTTPRequestHandler):

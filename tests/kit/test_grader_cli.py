@@ -14,6 +14,7 @@ from grader_toys import by_name, write_submission, write_suite
 from sandboxed import KIT_ROOT
 
 from grader import api
+from grader.errors import SubmissionError
 
 SUITE = """
 def test_trains(bpe):
@@ -169,7 +170,7 @@ def test_unsafe_zips_are_refused(toy, tmp_path, member):
     with zipfile.ZipFile(archive, "w") as zf:
         zf.writestr("bpe/__init__.py", "")
         zf.writestr(member, "")
-    with pytest.raises(api.GraderError, match="unsafe path"):
+    with pytest.raises(SubmissionError, match="unsafe path"):
         api.grade(archive, tmp_path / "out", tests_dir=tests, rubric=rubric)
     assert not (tmp_path / "evil").exists()
 
@@ -180,7 +181,7 @@ def test_zip_bombs_are_refused(toy, tmp_path):
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("bpe/__init__.py", "")
         zf.writestr("bpe/padding.txt", b"\0" * (60 * 1024 * 1024))
-    with pytest.raises(api.GraderError, match="MiB"):
+    with pytest.raises(SubmissionError, match="MiB"):
         api.grade(archive, tmp_path / "out", tests_dir=tests, rubric=rubric)
 
 

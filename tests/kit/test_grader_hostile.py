@@ -17,7 +17,7 @@ from grader_toys import HONEST, by_name, write_submission, write_suite
 from sandboxed import grade_sandboxed, run_sandboxed
 
 from grader import api
-from grader.sandbox import KIT_ROOT
+from grader.paths import KIT_ROOT
 
 pytestmark = [pytest.mark.hostile, pytest.mark.slow]
 
@@ -251,7 +251,7 @@ def test_killing_the_grader_leaves_no_worker_behind(tmp_path):
     script.write_text(f"""
 import os, signal, sys, time
 from pathlib import Path
-from grader.remote import connect
+from grader.sandbox.remote import connect
 with connect(Path({str(sub)!r})) as bpe:
     bpe.daemon()
     bpe.fork_many()

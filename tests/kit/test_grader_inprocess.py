@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from grader_toys import HONEST, write_submission
 
-from grader.inprocess import InprocessBpe, LocalObject
-from grader.kit import CallStats, StreamResult
+from grader.sandbox.inprocess import InprocessBpe, LocalObject
+from grader.sandbox.kit import CallStats, StreamResult
 
 SLURPER = (
     HONEST

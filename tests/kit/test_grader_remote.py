@@ -9,8 +9,9 @@ import time
 import pytest
 from grader_toys import HONEST, write_submission
 
-from grader import remote
-from grader.sandbox import KIT_ROOT, namespaces_available
+from grader.paths import KIT_ROOT
+from grader.sandbox import remote
+from grader.sandbox.box import namespaces_available
 
 PROBES = (
     HONEST
@@ -249,7 +250,7 @@ def test_scratch_space_is_capped(bpe):
 def test_without_namespaces_a_worker_cannot_read_another_sandbox(tmp_path):
     """Uid-only isolation (root without namespaces): every worker is uid 65534, so sandboxes are
     kept apart by a group of their own."""
-    from grader.sandbox import uid_drop_available
+    from grader.sandbox.box import uid_drop_available
 
     if not uid_drop_available():
         pytest.skip("needs root and an interpreter uid 65534 can run")

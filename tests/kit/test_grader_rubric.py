@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from grader.rubric import RubricError, load, number_key
+from grader.errors import RubricError
+from grader.rubric import load, number_key
 from grader.scoring import score
 
 GOOD = """

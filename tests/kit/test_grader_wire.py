@@ -7,7 +7,7 @@ from collections import OrderedDict, defaultdict
 
 import pytest
 
-from grader import wire
+from grader.sandbox import wire
 
 
 def roundtrip(value):

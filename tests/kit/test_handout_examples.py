@@ -9,15 +9,10 @@ and the kit's `data` package importable, in a scratch working directory.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
-from pathlib import Path
 
-from handout_support import ROOT, SOLUTION
-
-HANDOUT = sorted((ROOT / "assignment").glob("*.md"))
-FENCE = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
+from handout_support import HANDOUT, ROOT, SOLUTION, python_blocks
 
 RUNNER = r"""
 import json, sys, traceback
@@ -32,14 +27,6 @@ for where, code in blocks:
 print(f"{len(blocks) - failed} of {len(blocks)} examples ran")
 sys.exit(1 if failed else 0)
 """
-
-
-def python_blocks(path: Path) -> list[tuple[str, str]]:
-    """(file:line, code) for every ```python block of `path`, the exempt ones included."""
-    text = path.read_text(encoding="utf-8")
-    return [
-        (f"{path.name}:{text.count(chr(10), 0, m.start()) + 2}", m.group(1)) for m in FENCE.finditer(text)
-    ]
 
 
 def is_exempt(code: str) -> bool:

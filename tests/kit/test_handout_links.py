@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import re
 
-from handout_support import ROOT
-from test_handout_examples import HANDOUT
+from handout_support import HANDOUT, ROOT
 
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 

@@ -12,8 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from handout_support import ROOT
-from test_handout_examples import HANDOUT
+from handout_support import HANDOUT, ROOT
 
 from assignment import build
 

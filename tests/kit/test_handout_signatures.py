@@ -12,8 +12,7 @@ import inspect
 import re
 
 import pytest
-from handout_support import starter
-from test_handout_examples import HANDOUT, python_blocks
+from handout_support import HANDOUT, python_blocks, starter
 
 SPAN = re.compile(r"`((?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*)\(((?:[a-z_]\w*)(?:, [a-z_]\w*)*)?\)`")
 

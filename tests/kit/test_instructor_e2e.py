@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import KIT
+from report_dom import CHROMIUM, Dom, dump_dom
+from sandboxed import PYTHON, run_sandboxed
 
 from grader.farm import merge as farm_merge
 from grader.farm import records
 
-sys.path.insert(0, str(Path(__file__).parent))
-from sandboxed import PYTHON, run_sandboxed
-from test_instructor_report import CHROMIUM, Dom, dump_dom
-
-KIT = Path(__file__).resolve().parents[2]
 CATALOGUE = KIT / "tests/submissions"
 
 # A fast slice of the real graded suite (the grader's own test selection): Part 1, Part 2, and a
@@ -32,15 +29,12 @@ SUBSET = "test_merge or test_train_tiny_words or test_hidden_encode"
 
 def catalogue_entries():
     """The catalogue's rows, when the catalogue is there to build them."""
-    sys.path.insert(0, str(CATALOGUE))
     try:
-        import catalogue
+        import catalogue  # tests/submissions/ is on the path (pyproject's pytest pythonpath)
 
         return catalogue, catalogue.load()
     except Exception:
         return None, []
-    finally:
-        sys.path.remove(str(CATALOGUE))
 
 
 def _zip(folder: Path, dest: Path, prefix: str) -> None:

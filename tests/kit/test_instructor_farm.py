@@ -14,19 +14,18 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import KIT
+from instructor_fakes import make_submission
 
+from grader.errors import RosterError, SubmissionError
 from grader.farm import records
 from grader.farm.batch import grade_all
 from grader.farm.gradebook import write as write_gradebook
 from grader.farm.merge import merge
-from grader.farm.roster import RosterError, discover, in_shard, parse_shard
-from grader.farm.unpack import Unreadable, prepare
-
-sys.path.insert(0, str(Path(__file__).parent))
-from instructor_fakes import make_submission
+from grader.farm.roster import discover, in_shard, parse_shard
+from grader.farm.unpack import prepare
 
 FAKE = f"{Path(__file__).parent / 'instructor_fakes.py'}:grade"
-KIT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -112,7 +111,7 @@ def test_unusable_zips_are_unreadable_with_a_reason(tmp_path, name, writer, reas
     z = tmp_path / f"{name}.zip"
     with zipfile.ZipFile(z, "w") as zf:
         writer(zf)
-    with pytest.raises(Unreadable, match=reason):
+    with pytest.raises(SubmissionError, match=reason):
         prepare(z, tmp_path)
     assert not (tmp_path.parent / "evil").exists()
 

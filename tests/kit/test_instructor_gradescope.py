@@ -14,13 +14,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from grader.release.gradescope import LOCK, BundleError, build, grading_lock
-
-sys.path.insert(0, str(Path(__file__).parent))
+from conftest import KIT
 from sandboxed import run_sandboxed
 
-KIT = Path(__file__).resolve().parents[2]
+from grader.errors import BundleError
+from grader.release.gradescope import LOCK, build, grading_lock
+
 TEMPLATES = KIT / "grader/release/templates"
 
 
@@ -178,15 +177,12 @@ def test_the_starter_scores_zero(bundle, tmp_path):
 
 def hostile_submission(name: str, dest: Path) -> Path:
     """Build the catalogue's hostile entry `name` into dest (skip when the catalogue cannot)."""
-    sys.path.insert(0, str(KIT / "tests/submissions"))
     try:
-        import catalogue
+        import catalogue  # tests/submissions/ is on the path (pyproject's pytest pythonpath)
 
         catalogue.materialize(catalogue.by_name(name), dest)
     except Exception as e:
         pytest.skip(f"the catalogue cannot build {name} yet: {e}")
-    finally:
-        sys.path.remove(str(KIT / "tests/submissions"))
     return dest
 
 

@@ -13,11 +13,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import KIT
 
-from grader.release.contents import ORACLES
-from grader.release.handout import TOP, LeakError, build
+from grader.errors import LeakError
+from grader.release.contents import ORACLES, is_private
+from grader.release.handout import TOP, build
 
-KIT = Path(__file__).resolve().parents[2]
 # What would let a student copy a working Part 1-3: never defined anywhere in the handout but the stubs.
 # (Plain `encode`/`merge` are left out: the grader's wire format and outcomes have their own.)
 GRADED_NAMES = {
@@ -32,6 +33,12 @@ GRADED_NAMES = {
     "pretokens",
     "merge_word",
 }
+
+
+def _oracles() -> list[Path]:
+    """The grader's private oracles: every module under the one private glob, ORACLES."""
+    assert ORACLES == "grader/oracles/**"
+    return sorted((KIT / "grader/oracles").rglob("*.py"))
 
 
 @pytest.fixture(scope="module")
@@ -100,13 +107,14 @@ def test_no_hidden_file_by_name(handout):
         for n in files
         if re.search(
             r"(^|/)test_hidden_|^data/fixtures/hidden/|^solution/|__pycache__"
-            r"|^grader/(release|farm)/|^grader/fixtures\.py$",
+            r"|^grader/(release|farm|oracles)/|^grader/gradescope\.py$",
             n,
         )
     ]
     assert bad == []
-    assert len(ORACLES) >= 4 and all((KIT / oracle).is_file() for oracle in ORACLES)
-    assert [n for n in files if n in ORACLES] == []
+    oracles = _oracles()
+    assert len(oracles) >= 5 and all(is_private(o.relative_to(KIT).as_posix()) for o in oracles)
+    assert [n for n in files if n.startswith("grader/oracles/")] == []
 
 
 def test_no_trainer_or_encoder_outside_the_stubs(handout):
@@ -134,7 +142,7 @@ def test_no_solution_code_by_content(handout):
     for p in (KIT / "starter/bpe").glob("*.py"):
         starter |= _bodies(p.read_text())
     private = {}
-    for p in [*(KIT / "solution/bpe").glob("*.py"), *(KIT / oracle for oracle in ORACLES)]:
+    for p in [*(KIT / "solution/bpe").glob("*.py"), *_oracles()]:
         if p.exists():
             private |= {k: f"{p.name}:{v}" for k, v in _bodies(p.read_text()).items() if k not in starter}
     assert len(private) > 10  # the check below compares against something real
@@ -209,7 +217,7 @@ def _mini_kit(root: Path) -> Path:
         "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):\n"
         "            out.append(new_id)\n            i += 2\n        else:\n"
         "            out.append(ids[i])\n            i += 1\n    return out\n",
-        "grader/feedback/trainer.py": "def train(words, pair):\n    out = []\n    for tokens, freq in words:\n"
+        "grader/oracles/trainer.py": "def train(words, pair):\n    out = []\n    for tokens, freq in words:\n"
         "        merged = [t for t in tokens if t != pair]\n"
         "        out.append((merged + [pair[0] + pair[1]], freq * len(tokens)))\n"
         "    return out\n",
@@ -237,7 +245,7 @@ def _mini_kit(root: Path) -> Path:
     [
         (lambda k: shutil.copy(k / "solution/bpe/core.py", k / "grader/helpers.py"), "private code"),
         (
-            lambda k: shutil.copy(k / "grader/feedback/trainer.py", k / "grader/slow_trainer.py"),
+            lambda k: shutil.copy(k / "grader/oracles/trainer.py", k / "grader/slow_trainer.py"),
             "private code",
         ),
         (
@@ -260,7 +268,7 @@ def _mini_kit(root: Path) -> Path:
 def test_a_planted_leak_stops_the_build(tmp_path, plant, where):
     kit = _mini_kit(tmp_path / "kit")
     clean = build(kit, tmp_path / "clean.zip")  # the mini kit itself is clean
-    assert "grader/feedback/trainer.py" not in clean  # an oracle stays out without a word
+    assert "grader/oracles/trainer.py" not in clean  # an oracle stays out without a word
     plant(kit)
     with pytest.raises(LeakError, match=where):
         build(kit, tmp_path / "leaky.zip")
@@ -323,7 +331,7 @@ def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_th
     with zipfile.ZipFile(handout[0]) as z:
         z.extractall(tmp_path)
     root = tmp_path / TOP
-    assert not (root / "solution").exists() and not any((root / oracle).exists() for oracle in ORACLES)
+    assert not (root / "solution").exists() and not (root / "grader/oracles").exists()
     shutil.copytree(KIT / "solution", root / "mine", ignore=shutil.ignore_patterns("__pycache__"))
     there = _grade(root, "mine", tmp_path / "handout-results")
     assert there["tests"] and there["score"] == sum(t["max_score"] for t in there["tests"]), [

@@ -4,83 +4,16 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from instructor_fakes import make_submission
+from report_dom import CHROMIUM, Dom, dump_dom
 
 from grader.farm import report
 from grader.farm.batch import grade_all
 
-sys.path.insert(0, str(Path(__file__).parent))
-from instructor_fakes import make_submission
-
 FAKE = f"{Path(__file__).parent / 'instructor_fakes.py'}:grade"
-CHROMIUM = next(
-    (
-        p
-        for p in ("/usr/bin/chromium", shutil.which("chromium") or "", shutil.which("chromium-browser") or "")
-        if p and Path(p).exists()
-    ),
-    None,
-)
-
-
-def dump_dom(html_file: Path) -> str:
-    """The DOM after headless Chromium loaded the page, with the network left off."""
-    with tempfile.TemporaryDirectory() as profile:
-        r = subprocess.run(
-            [
-                CHROMIUM,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                f"--user-data-dir={profile}",
-                "--dump-dom",
-                html_file.as_uri(),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    assert r.returncode == 0, r.stderr[-2000:]
-    return r.stdout
-
-
-class Dom(HTMLParser):
-    """Just enough of the DOM to assert on: elements with their attributes, and the visible text."""
-
-    def __init__(self, text):
-        super().__init__()
-        self.elements, self.text, self._skip = [], [], 0
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        self.elements.append((tag, dict(attrs)))
-        self._skip += tag in ("style", "title")
-
-    def handle_endtag(self, tag):
-        self._skip -= tag in ("style", "title") and self._skip > 0
-
-    def handle_data(self, data):
-        if not self._skip:
-            self.text.append(data)
-
-    def find(self, tag, **attrs):
-        return [
-            a
-            for t, a in self.elements
-            if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())
-        ]
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +99,8 @@ def test_speed_ratios_are_read_from_the_gates_feedback(text, want):
 
 
 def test_speed_gate_feedback_of_the_real_grader_is_understood():
-    """The gate's own wording (grader/feedback/speed.py) parses back to the ratio it states."""
-    speed = pytest.importorskip("grader.feedback.speed")
+    """The gate's own wording (grader/checks/speed.py) parses back to the ratio it states."""
+    speed = pytest.importorskip("grader.checks.speed")
     from grader.calibration import Budget
     from grader.farm.speed import ratios_in
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from handout_support import ROOT, STARTER
-from test_labs_run import run_lab
+from handout_support import ROOT, STARTER, run_lab
 
 
 def test_no_name_lists_every_lab():

@@ -7,20 +7,8 @@ subprocess; the assertions read the printed tables.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
-from handout_support import ROOT, SOLUTION, solution
-
-
-def run_lab(name: str, submission=SOLUTION) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "assignment.labs", name, "--submission", str(submission)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+from handout_support import run_lab, solution
 
 
 def lab_output(name: str) -> str:

@@ -6,24 +6,22 @@ The messages read only stored data (data/fixtures); these tests retrain with the
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader import calibration
 from grader.calibration import Budget
-from grader.feedback import char_bpe, golden
-from grader.feedback.encoder import TrustedEncoder
-from grader.feedback.errors import expect_error
-from grader.feedback.messages import explain_merges, explain_vocab
-from grader.feedback.render import escape, unescape
-from grader.feedback.speed import timed_call, verdict, wall_limit
-from grader.feedback.trainer import Replay, train
-from grader.feedback.wrong_rules import WRONG_RULES
+from grader.checks import golden
+from grader.checks.expect import expect_error
+from grader.checks.messages import explain_merges, explain_vocab
+from grader.checks.render import escape, unescape
+from grader.checks.speed import timed_call, verdict, wall_limit
+from grader.oracles import char_bpe
+from grader.oracles.encoder import TrustedEncoder
+from grader.oracles.trainer import Replay, train
+from grader.oracles.wrong_rules import WRONG_RULES
 
-KIT = Path(__file__).resolve().parents[2]
 SMALL_CASES = [
     (v, d.name)
     for v in ("public", "hidden")
@@ -225,8 +223,8 @@ def _stopped_gate(stop) -> tuple[str, list]:
 
 
 def test_a_speed_gate_stops_on_cpu_time_and_says_so():
+    from grader.errors import CpuLimitExceeded
     from grader.farm.speed import ratios_in
-    from grader.process import CpuLimitExceeded
 
     text, limits = _stopped_gate(CpuLimitExceeded)
     budget = Budget(2.0, "7 x the reference")
@@ -238,7 +236,7 @@ def test_a_speed_gate_stops_on_cpu_time_and_says_so():
 
 
 def test_a_speed_gate_stopped_on_wall_time_asks_what_it_waits_for():
-    from grader.process import CallTimeout
+    from grader.errors import CallTimeout
 
     text, _ = _stopped_gate(CallTimeout)
     assert "of wall-clock time without finishing" in text and "waiting on something" in text

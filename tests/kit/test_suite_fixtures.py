@@ -1,7 +1,7 @@
 """The golden fixtures are reproducible, and two independent implementations agree on them.
 
-`python -m grader.fixtures` must regenerate data/fixtures/{public,hidden} byte for byte, both with
-the trusted trainer/encoder of grader.feedback (the default engine) and with the reference solution.
+`python -m grader.oracles.fixtures` must regenerate data/fixtures/{public,hidden} byte for byte, both with
+the trusted trainer/encoder of grader.checks (the default engine) and with the reference solution.
 """
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import KIT
 
-from grader import calibration, fixtures
-from grader.feedback import golden
+from grader import calibration
+from grader.checks import golden
+from grader.oracles import fixtures
 
-KIT = Path(__file__).resolve().parents[2]
 COMMITTED = KIT / "data" / "fixtures"
 
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 import suite_variants
-
-KIT = Path(__file__).resolve().parents[2]
+from conftest import KIT
 
 
 def run_suite(submission: Path, out: Path, *args: str) -> dict[str, dict]:
@@ -23,7 +22,7 @@ def run_suite(submission: Path, out: Path, *args: str) -> dict[str, dict]:
         "-m",
         "pytest",
         "-p",
-        "grader.pytest_plugin",
+        "grader.suite.plugin",
         "--submission",
         str(submission),
         "--grader-results",

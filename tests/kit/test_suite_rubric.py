@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+
+from conftest import KIT
 
 from grader import rubric
 
-KIT = Path(__file__).resolve().parents[2]
 GRADED = KIT / "tests" / "graded"
 PART_OF_FILE = {
     "test_part1.py": 1,

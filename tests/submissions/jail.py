@@ -46,6 +46,8 @@ def grade_in_jail(
     readonly: bool = True,
 ) -> Jailed:
     """Grade `submission` into `out` (created here) through the kit's CLI, jailed."""
+    # sandboxed.py is a helper of the kit's tests, which is on the path under pytest but not when
+    # kill_matrix.py runs this as a script: added for that import only, and taken off again.
     sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
     try:
         from sandboxed import PYTHON, run_sandboxed

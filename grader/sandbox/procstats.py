@@ -91,3 +91,17 @@ def tree_rss_bytes(pid: int, max_processes: int = 64) -> int | None:
     """Resident memory of `pid` and its live descendants: memory parked in a child counts too."""
     sizes = [rss_bytes(p) for p in _tree(pid, max_processes)]
     return sum(s for s in sizes if s) if sizes and sizes[0] is not None else None
+
+
+class PeakMeter:
+    """Peak RSS growth of `pid` from now on: VmHWM reset via clear_refs, else sampled RSS."""
+
+    def __init__(self, pid: int | str) -> None:
+        self.pid = pid
+        self.base = rss_bytes(pid) or 0
+        self.hwm_ok = reset_peak(pid)
+
+    def growth(self) -> int:
+        peak = status_bytes(self.pid, "VmHWM") if self.hwm_ok else None
+        now = rss_bytes(self.pid) or 0
+        return max(0, max(peak or 0, now) - self.base)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.feedback import golden
-from grader.feedback.messages import explain_merges, explain_vocab
-from grader.feedback.shapes import check_train_result
+from grader.checks import golden
+from grader.checks.messages import explain_merges, explain_vocab
+from grader.checks.shapes import check_train_result
 
 
 def _shown(path: Path) -> str:

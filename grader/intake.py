@@ -1,6 +1,11 @@
-"""Find the `bpe` package of a submission: a folder or a zip, however the student nested it.
+"""The one intake of a submission, for `make grade`, the farm and Gradescope alike: what one accepts,
+all accept.
 
-Zips are extracted defensively: no absolute paths, no `..`, no links, capped in size and count.
+A submission is a folder or a zip (known by its content, not its name), with the `bpe` package at
+the top or some folders down, or the package's own files loose in a folder; or a folder holding one
+uploaded zip, as Gradescope gives it. Zips are extracted defensively: no absolute paths, no `..`,
+no links, capped in size and count. Anything unusable raises `SubmissionError`, one line that
+names the submission as the caller shows it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from .sandbox import SubmissionError
+from .errors import SubmissionError
 
 ZIP_MAX_BYTES = 50 * 1024 * 1024
 ZIP_MAX_MEMBERS = 5000
@@ -25,13 +30,15 @@ MAX_DEPTH = 6  # how deep a `bpe` package may sit (a repository checkout, a cour
 _MARKERS = ("char_bpe.py", "tokenizer.py", "training.py", "pretokenize.py")
 
 
-def extract_zip(archive: Path, dest: Path) -> None:
+def extract_zip(archive: Path, dest: Path, shown: str | None = None) -> None:
     """Extract a student's zip into `dest`, refusing anything that could reach outside it.
 
     Links and litter (__MACOSX/, .git/, ...) are skipped: uploads come as students made them.
+    Messages name the zip as `shown` (default: its path).
     """
+    archive_path, archive = archive, shown or str(archive)
     try:
-        zf = zipfile.ZipFile(archive)
+        zf = zipfile.ZipFile(archive_path)
     except (zipfile.BadZipFile, OSError) as e:
         raise SubmissionError(f"{archive}: not a readable zip file ({e})") from None
     with zf:
@@ -117,21 +124,49 @@ def find_package(root: Path, scratch: Path, shown: str) -> Path:
     )
 
 
-@contextlib.contextmanager
-def opened(path: Path) -> Iterator[Path]:
-    """The folder holding `bpe/` for a submission path (a zip is extracted into a temp dir)."""
-    path = Path(path)
+def unpack(path: Path, scratch: Path, *, shown: str | None = None) -> Path:
+    """The folder holding `bpe/` for the submission at `path`, unpacked into `scratch` if need be.
+
+    `scratch` is an empty folder the caller removes; `shown` is how messages name the submission
+    (default: its path; the farm and Gradescope show the name the student gave it).
+    """
+    path, shown = Path(path), shown or str(path)
     if not path.exists():
-        raise SubmissionError(f"{path}: no such file or folder")
-    if not path.is_dir() and not zipfile.is_zipfile(path):
-        raise SubmissionError(f"{path}: not a folder and not a zip file")
+        raise SubmissionError(f"{shown}: no such file or folder")
+    if not path.is_dir():
+        # A zip is known by its content; a damaged one still says "zip" by its name, and is told so.
+        if not zipfile.is_zipfile(path) and path.suffix.lower() != ".zip":
+            raise SubmissionError(f"{shown}: not a folder and not a zip file")
+        root = scratch / "unzipped"
+        root.mkdir(parents=True)
+        extract_zip(path, root, shown)
+        return find_package(root, scratch, shown)
+    try:
+        return find_package(path.resolve(), scratch, shown)
+    except SubmissionError:
+        uploaded = _single_zip(path)
+        if uploaded is None:
+            raise
+    inner = scratch / "uploaded"
+    inner.mkdir(parents=True)
+    return unpack(uploaded, inner, shown=uploaded.name)
+
+
+def _single_zip(folder: Path) -> Path | None:
+    """The one zip file at the top of `folder`, if it holds exactly one (an upload of a zip)."""
+    try:
+        files = sorted(p for p in folder.iterdir() if p.is_file() and not p.is_symlink())
+    except OSError:
+        return None
+    zips = [p for p in files if zipfile.is_zipfile(p)]
+    return zips[0] if len(zips) == 1 else None
+
+
+@contextlib.contextmanager
+def opened(path: Path, *, shown: str | None = None) -> Iterator[Path]:
+    """`unpack` into a temporary folder that is removed on exit."""
     scratch = Path(tempfile.mkdtemp(prefix="bpe-kit-zip-"))
     try:
-        root = path.resolve()
-        if not path.is_dir():
-            root = scratch / "unzipped"
-            root.mkdir()
-            extract_zip(path, root)
-        yield find_package(root, scratch, str(path))
+        yield unpack(path, scratch, shown=shown)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -7,9 +7,9 @@ the classic mistake whose merges are exactly the student's, when there is one.
 
 from __future__ import annotations
 
-from grader.feedback.golden import Diagnostics
-from grader.feedback.mistakes import BY_ID, Mistake
-from grader.feedback.render import show, show_pair
+from grader.checks.golden import Diagnostics
+from grader.checks.mistakes import BY_ID, Mistake
+from grader.checks.render import show, show_pair
 
 MAX_TIED_SHOWN = 8
 MISTAKE_LOOKAHEAD = 50  # a mistake is named when it reproduces this many merges past the first difference

@@ -11,7 +11,6 @@ import array
 import contextlib
 import functools
 import importlib
-import os
 import shutil
 import sys
 import tempfile
@@ -20,15 +19,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import procstats
-from .kit import DEFAULT_READ_CAP, CallStats, StreamResult
+from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
+from .procstats import PeakMeter
 
 
 def import_submission(parent: Path):
     """Import `bpe` from `parent`, forgetting any `bpe` imported before (a restart re-imports)."""
     for name in [m for m in sys.modules if m == "bpe" or m.startswith("bpe.")]:
         del sys.modules[name]
-    sys.path.insert(0, str(parent))
+    sys.path.insert(0, str(parent))  # the student's package, found by its folder for this import only
     try:
         return importlib.import_module("bpe")
     finally:
@@ -120,10 +119,10 @@ class InprocessKit:
         return self._owner._recorder.last
 
     def outpath(self, name: str) -> str:
-        return str(self._scratch / _plain_name(name))
+        return str(self._scratch / plain_name(name))
 
     def read_output(self, name: str, max_bytes: int = DEFAULT_READ_CAP) -> bytes:
-        return read_capped(self._scratch / _plain_name(name), max_bytes)
+        return read_capped(self._scratch / plain_name(name), max_bytes)
 
     def encode_file_streaming(self, tok, path: Path, chunk_chars: int = 4096) -> StreamResult:
         target = _unwrap(tok)
@@ -157,36 +156,6 @@ class InprocessKit:
 
     def close(self) -> None:
         shutil.rmtree(self._scratch, ignore_errors=True)
-
-
-class PeakMeter:
-    """Peak RSS growth of `pid` from now on: VmHWM reset via clear_refs, else sampled RSS."""
-
-    def __init__(self, pid: int | str) -> None:
-        self.pid = pid
-        self.base = procstats.rss_bytes(pid) or 0
-        self.hwm_ok = procstats.reset_peak(pid)
-
-    def growth(self) -> int:
-        peak = procstats.status_bytes(self.pid, "VmHWM") if self.hwm_ok else None
-        now = procstats.rss_bytes(self.pid) or 0
-        return max(0, max(peak or 0, now) - self.base)
-
-
-def _plain_name(name: str) -> str:
-    if not name or "/" in name or name in (".", ".."):
-        raise ValueError(f"output name must be a plain file name, got {name!r}")
-    return name
-
-
-def read_capped(path: Path, max_bytes: int) -> bytes:
-    """Read a file without following a symlink, refusing anything bigger than `max_bytes`."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise ValueError(f"{path.name} is larger than {max_bytes} bytes")
-    return data
 
 
 class InprocessBpe:

@@ -1,6 +1,6 @@
 """The sandboxed `bpe`: a module-shaped proxy whose calls run in a worker process (worker.py).
 
-    with grader.remote.connect(Path("solution")) as ref:
+    with grader.sandbox.remote.connect(Path("solution")) as ref:
         tok = ref.CharBPE.train("low lower lowest", 4)     # tok is a remote handle
         ids = tok.encode("lowest")                         # an exact list of exact ints
         ref.kit.last_call.cpu_s                            # measured from /proc, not by the worker
@@ -21,11 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import BadReply, CallTimeout, CpuLimitExceeded, GradingAbort, WorkerCrashed
 from . import procstats, wire
-from .inprocess import PeakMeter, _plain_name, read_capped
-from .kit import DEFAULT_READ_CAP, CallStats, StreamResult
-from .process import BadReply, CallTimeout, CpuLimitExceeded, GradingAbort, WorkerCrashed, WorkerProcess
-from .sandbox import Limits, Options, Sandbox
+from .box import Limits, Options, Sandbox
+from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
+from .process import WorkerProcess
+from .procstats import PeakMeter
 
 __all__ = [
     "BadReply",
@@ -34,6 +35,7 @@ __all__ = [
     "GradingAbort",
     "RemoteBpe",
     "RemoteError",
+    "Session",
     "WorkerCrashed",
     "connect",
 ]
@@ -133,7 +135,7 @@ class Session:
             try:
                 self.worker.wait_ready()
             except GradingAbort:
-                self._retire()
+                self.retire()
                 raise
             self.spare = WorkerProcess(self.sandbox)
         return self.worker
@@ -156,7 +158,19 @@ class Session:
         self.sandbox.close()
         return out
 
-    def _retire(self) -> None:
+    @contextlib.contextmanager
+    def limits(self, seconds: float, cpu: float | None = None) -> Iterator[None]:
+        """Inside: each call gets `seconds` of wall time (instead of the test's own deadline) and at
+        most `cpu` seconds of CPU time; the limits before are restored on the way out."""
+        previous = self.call_timeout, self._explicit_timeout, self.cpu_limit
+        self.call_timeout, self._explicit_timeout = float(seconds), True
+        self.cpu_limit = None if cpu is None else float(cpu)
+        try:
+            yield
+        finally:
+            self.call_timeout, self._explicit_timeout, self.cpu_limit = previous
+
+    def retire(self) -> None:
         """After a crash: keep its output for the test's feedback, start afresh next call."""
         if self.worker is not None:
             self.worker.close()
@@ -183,7 +197,7 @@ class Session:
                     continue
                 break
         except GradingAbort:
-            self._retire()
+            self.retire()
             raise
         finally:
             worker.cpu_cap = None
@@ -192,7 +206,7 @@ class Session:
             if self.worker is worker:
                 self.last_call = CallStats(time.perf_counter() - wall0, max(0.0, worker.cpu_seconds() - cpu0))
         if reply.get("id") != self._ids:
-            self._retire()
+            self.retire()
             raise BadReply("the worker answered a different question")
         if "ok" in reply:
             value = self._decode(reply["ok"], worker)
@@ -203,7 +217,7 @@ class Session:
                 raise BadReply("the worker sent a malformed error")
             exc = rebuild_exception(info)
             if issubclass(type(exc), MemoryError):  # the process may be unusable after this
-                self._retire()
+                self.retire()
             raise exc
         if "bad" in reply:
             raise BadReply(
@@ -212,9 +226,9 @@ class Session:
             )
         if "fatal" in reply:
             reason = str(self._decode(reply["fatal"], worker))[:500]
-            self._retire()
+            self.retire()
             raise WorkerCrashed(f"your code raised {reason}, which ends the process running it")
-        self._retire()
+        self.retire()
         raise BadReply("the worker sent a reply of unknown kind")
 
     def _decode(self, raw, worker: WorkerProcess):
@@ -226,7 +240,7 @@ class Session:
         try:
             return wire.decode(raw, handle=handle)
         except wire.WireError as e:
-            self._retire()
+            self.retire()
             raise BadReply(f"the worker sent an unreadable value ({e})") from None
 
     # -- arguments ---------------------------------------------------------------------------
@@ -384,11 +398,11 @@ class RemoteKit:
         return self._session.last_call
 
     def outpath(self, name: str) -> str:
-        return self._session.sandbox.to_view(self._session.current().scratch / _plain_name(name))
+        return self._session.sandbox.to_view(self._session.current().scratch / plain_name(name))
 
     def read_output(self, name: str, max_bytes: int = DEFAULT_READ_CAP) -> bytes:
         """A file the current worker wrote (it lives as long as the worker: read it in the test)."""
-        return read_capped(self._session.current().scratch_path() / _plain_name(name), max_bytes)
+        return read_capped(self._session.current().scratch_path() / plain_name(name), max_bytes)
 
     def encode_file_streaming(self, tok, path: Path, chunk_chars: int = 4096) -> StreamResult:
         s = self._session
@@ -413,21 +427,15 @@ class RemoteKit:
         return StreamResult(ids, growth)
 
     def restart(self) -> None:
-        self._session._retire()
+        self._session.retire()
 
     @contextlib.contextmanager
     def timeout(self, seconds: float, cpu: float | None = None) -> Iterator[None]:
         """Each call inside is stopped after `seconds` of wall time, or once the worker (with
         every process it started) has used `cpu` seconds of CPU time on it, whichever comes first.
         Either raises CallTimeout (CpuLimitExceeded for the CPU cap) and restarts the worker."""
-        s = self._session
-        previous = s.call_timeout, s._explicit_timeout, s.cpu_limit
-        s.call_timeout, s._explicit_timeout = float(seconds), True
-        s.cpu_limit = None if cpu is None else float(cpu)
-        try:
+        with self._session.limits(seconds, cpu):
             yield
-        finally:
-            s.call_timeout, s._explicit_timeout, s.cpu_limit = previous
 
     def close(self) -> None:
         self._session.close()
@@ -436,9 +444,9 @@ class RemoteKit:
 class RemoteBpe:
     """Module-shaped proxy to the submission's `bpe` package, plus `kit`."""
 
-    def __init__(self, submission_parent: Path, options: Options | None = None) -> None:
-        self._session = Session(Path(submission_parent), options)
-        self.kit = RemoteKit(self._session)
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self.kit = RemoteKit(session)
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
@@ -452,7 +460,7 @@ class RemoteBpe:
 @contextlib.contextmanager
 def connect(package_parent_dir: Path, **opts) -> Iterator[RemoteBpe]:
     """A sandboxed `bpe` from the folder holding `bpe/`; the sandbox is removed on exit."""
-    proxy = RemoteBpe(Path(package_parent_dir), Options(**opts) if opts else None)
+    proxy = RemoteBpe(Session(Path(package_parent_dir), Options(**opts) if opts else None))
     try:
         yield proxy
     finally:

@@ -22,7 +22,7 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str):
     must stay fast. The stop is on CPU time, like the budget, so that a slow submission is stopped
     on every run and every machine alike, and fails in the same words.
     """
-    from grader.process import CallTimeout, CpuLimitExceeded
+    from grader.errors import CallTimeout, CpuLimitExceeded
 
     best, result = None, None
     for _attempt in range(2):

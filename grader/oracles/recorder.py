@@ -7,10 +7,10 @@ frequent pairs (`golden.Step`), and the merges each classic mistake produces (`m
 
 from __future__ import annotations
 
-from grader.feedback.golden import Step
-from grader.feedback.messages import first_difference
-from grader.feedback.trainer import CORRECT, Replay, train
-from grader.feedback.wrong_rules import WRONG_RULES
+from grader.checks.golden import Step
+from grader.checks.messages import first_difference
+from grader.oracles.trainer import CORRECT, Replay, train
+from grader.oracles.wrong_rules import WRONG_RULES
 
 LISTED = 10  # most frequent pairs stored per step (a message shows at most 8 tied pairs)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.feedback import golden
-from grader.feedback.shapes import check_ids
+from grader.checks import golden
+from grader.checks.shapes import check_ids
 
 
 @dataclass

@@ -13,14 +13,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .sandbox import KIT_ROOT
+from ..errors import SuiteError
+from ..paths import DEFAULT_TESTS_DIR, KIT_ROOT
 
-DEFAULT_TESTS_DIR = KIT_ROOT / "tests" / "graded"
 DEFAULT_TEST_TIMEOUT = 60
-
-
-class SuiteError(Exception):
-    """The graded suite itself could not run (a kit problem, not the submission's)."""
 
 
 def run_suite(
@@ -33,7 +29,7 @@ def run_suite(
     hide: tuple[Path, ...] = (),
     isolation: str = "auto",
 ) -> list[dict]:
-    """Per-test records (see grader/outcome.py) of the graded suite run against `package_parent`."""
+    """Per-test records (see grader/suite/outcome.py) of the graded suite run against `package_parent`."""
     tests_dir = Path(tests_dir).resolve()
     if not tests_dir.is_dir():
         raise SuiteError(f"{tests_dir}: graded tests folder not found")
@@ -52,7 +48,7 @@ def run_suite(
             "--rootdir",
             str(tests_dir),
             "-p",
-            "grader.pytest_plugin",
+            "grader.suite.plugin",
             "-p",
             "no:cacheprovider",
             "-vv",

@@ -11,7 +11,7 @@ import itertools
 
 import regex
 
-from grader.feedback.trainer import GPT2_PATTERN, split_on_specials
+from grader.oracles.trainer import GPT2_PATTERN, split_on_specials
 
 
 class TrustedEncoder:

@@ -1,6 +1,6 @@
 """The sandboxed worker: the only process that ever imports the submission.
 
-Started by grader/remote.py as `python -S -s -P -B -c <boot>` with a scrubbed environment; stdlib
+Started by grader/sandbox/remote.py as `python -S -s -P -B -c <boot>` with a scrubbed environment; stdlib
 only, because this file and wire.py are copied into the sandbox and run there. Before the student's
 code exists it (1) hides the kit behind tmpfs mounts when it runs as root in fresh namespaces,
 (2) sets rlimits, (3) drops to an unprivileged uid. Then it serves requests, one JSON line each, on
@@ -15,41 +15,32 @@ import resource
 import sys
 import traceback
 
-from . import wire
+from . import _linux, wire
+from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
 
 BATCH = 8192
 
 
 # ------------------------------------------------------------------------------------ isolation
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None) -> None:
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    enc = lambda s: s.encode() if s is not None else None  # noqa: E731
-    if libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"mount {source} on {target}: {os.strerror(errno)}")
-
-
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND = 1, 2, 4, 32, 4096
-
-
 def apply_mounts(steps: list[list[str]]) -> None:
     """Run the mount plan computed by the trusted side (see remote.mount_plan)."""
     for op, *args in steps:
         if op == "mkdir":
             os.makedirs(args[0], exist_ok=True)
         elif op == "tmpfs":
-            _mount("tmpfs", args[0], "tmpfs", _MS_NOSUID | _MS_NODEV, args[1])
+            _linux.mount("tmpfs", args[0], "tmpfs", MS_NOSUID | MS_NODEV, args[1])
         elif op == "bind":  # ["bind", source, target, "ro" | "rw"]
-            _mount(args[0], args[1], None, _MS_BIND, None)
-            ro = _MS_RDONLY if args[2] == "ro" else 0
-            _mount(None, args[1], None, _MS_BIND | _MS_REMOUNT | ro | _MS_NOSUID | _MS_NODEV, None)
+            _linux.mount(args[0], args[1], None, MS_BIND, None)
+            ro = MS_RDONLY if args[2] == "ro" else 0
+            _linux.mount(None, args[1], None, MS_BIND | MS_REMOUNT | ro | MS_NOSUID | MS_NODEV, None)
         else:
             raise ValueError(f"unknown mount step {op!r}")
 
 
 def confine(config: dict) -> None:
+    # Die with the grader, even one killed outright. Set here, not in a preexec_fn (unsafe in a
+    # grader with threads); under namespaces `setpriv` set it on `unshare` before its exec.
+    _linux.die_with_parent(config.get("parent_pid"))
     try:
         os.setsid()  # its own session and process group (already so unless under unshare)
     except OSError:
@@ -62,12 +53,9 @@ def confine(config: dict) -> None:
         os.setgroups([])
         os.setgid(config["gid"])
         os.setuid(uid)
-        # Changing uid cleared the "die with the parent" signal `unshare --kill-child` set: renew
-        # it, so a grader killed outright still takes this namespace (and all in it) down.
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        # Changing uid cleared the "die with the parent" signal: renew it, so a grader killed
+        # outright still takes this worker (and, through `unshare --kill-child`, its namespace) down.
+        _linux.die_with_parent()
     os.chdir(config["scratch"])
 
 
@@ -83,6 +71,7 @@ class Worker:
     # -- the submission ------------------------------------------------------------------
     def bpe(self):
         if self.module is None:
+            # The one way to import the student's package as `bpe`: from its folder, for the import only.
             sys.path.insert(0, self.config["submission"])
             try:
                 import bpe  # noqa: F401  (the student's package, from the sandbox copy)

@@ -8,7 +8,7 @@ Formats, chosen so that a fixture diff reads like a story:
 - `train/<case>/vocab.txt`  one token per line: "<id>\\t<escaped bytes>".
 - `train/<case>/steps.txt`   for each merge step k, after the expected merges before it: the most
                             frequent pairs with their counts (see `Step`), for "what was tied here?".
-- `train/<case>/mistakes/<id>.txt` the merges a classic mistake (grader.feedback.mistakes) produces.
+- `train/<case>/mistakes/<id>.txt` the merges a classic mistake (grader.checks.mistakes) produces.
 - `encode/<case>/tokenizer.json` which trained case gives vocab + merges, and which special tokens;
   `encode/<case>/texts.jsonl`   one {"ids": [...], "text": "..."} per line.
 - `gpt2/<case>/vocab.json`, `merges.txt`: GPT-2's own file format, to load with `from_files`;
@@ -26,7 +26,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from grader.feedback.render import escape, unescape
+from grader.checks.render import escape, unescape
 
 FIXTURES = Path(__file__).resolve().parents[2] / "data" / "fixtures"
 

@@ -1,12 +1,12 @@
 """Pytest plugin for the graded suite: provides the `bpe` fixture and records how each test ended.
 
-Two modes, one fixture shape (see grader/kit.py and the `bpe.kit` namespace):
+Two modes, one fixture shape (see grader/sandbox/kit.py and the `bpe.kit` namespace):
 - sandboxed (the default, the only mode that grades): `bpe` is a proxy to a worker process that
-  alone imports the submission (grader/remote.py). Every test gets a fresh worker, so nothing one
+  alone imports the submission (grader/sandbox/remote.py). Every test gets a fresh worker, so nothing one
   test does can leak into the next; remote objects therefore live for one test only;
 - `--inprocess`: `bpe` is the real module plus an in-process `bpe.kit` shim, for debugging.
 
-With `--grader-results FILE` the plugin writes one record per test (grader/outcome.py) for the
+With `--grader-results FILE` the plugin writes one record per test (grader/suite/outcome.py) for the
 runner, which maps them through the rubric.
 """
 
@@ -20,7 +20,7 @@ import pytest
 
 from . import outcome
 
-_PROXY = pytest.StashKey[object]()
+_SESSION = pytest.StashKey[object]()
 _RECORDS = pytest.StashKey[list]()
 _OUTPUT = pytest.StashKey[str]()
 
@@ -57,34 +57,40 @@ def bpe(request):
     """The student's `bpe` package, shaped like the module, with the trusted helpers in `bpe.kit`."""
     config = request.config
     parent = Path(config.getoption("--submission")).resolve()
+    session = None
     if config.getoption("--inprocess"):
-        from .inprocess import InprocessBpe
+        from ..sandbox.inprocess import InprocessBpe
 
         proxy = InprocessBpe(parent)
     else:
-        from .process import GradingAbort
-        from .remote import RemoteBpe
-        from .sandbox import Options, SubmissionError
+        from ..errors import GradingAbort, SubmissionError
+        from ..sandbox.box import Options
+        from ..sandbox.remote import RemoteBpe, Session
 
         options = Options.for_level(
             config.getoption("--worker-isolation"),
             hide=tuple(Path(p) for p in config.getoption("--worker-hide")),
         )
+        output = ""
         try:
-            proxy = RemoteBpe(parent, options)
-            proxy._session.current()  # a sandbox that cannot start is the grader's problem: stop
+            session = Session(parent, options)
+            try:
+                session.current()  # a sandbox that cannot start is the grader's problem: stop
+            except BaseException:
+                output = session.close().strip()
+                raise
         except (OSError, SubmissionError, GradingAbort) as e:
-            output = proxy._session.close().strip() if "proxy" in locals() else ""
             pytest.exit(f"the sandbox cannot start a worker: {e} {output[-300:]}".strip(), returncode=3)
-    config.stash[_PROXY] = proxy
+        proxy = RemoteBpe(session)
+    config.stash[_SESSION] = session
     yield proxy
-    config.stash[_PROXY] = None
+    config.stash[_SESSION] = None
     proxy.kit.close()
 
 
 def _session(item):
-    proxy = item.config.stash.get(_PROXY, None)
-    return getattr(proxy, "_session", None)
+    """The sandbox session serving the tests (None in-process: there are no workers to manage)."""
+    return item.config.stash.get(_SESSION, None)
 
 
 def _test_timeout(item) -> float | None:

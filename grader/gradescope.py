@@ -1,4 +1,5 @@
-"""What run_autograder runs on Gradescope: find the student's `bpe`, grade it, write results.json.
+"""The Gradescope runtime entry point: run_autograder runs `python -m grader.gradescope`, which finds
+the student's `bpe` (`grader.intake`, as everywhere), grades it and writes results.json.
 
 Every path out of here leaves a results.json: the grade; or score 0 with a message telling the
 student how to resubmit (no bpe package found); or score 0 saying the grader failed, with the
@@ -15,30 +16,14 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from grader import intake
+from grader.errors import SubmissionError
 from grader.farm.records import write_json_atomic
-from grader.farm.unpack import Unreadable, prepare
-from grader.farm.worker import refused_submission
 
 HOW_TO_SUBMIT = (
     "Upload your bpe folder itself (with its __init__.py), or a zip of it: "
     "`make submission` builds the right zip."
 )
-
-
-def locate(submission: Path, scratch: Path) -> Path:
-    """The directory holding `bpe/`: as uploaded, or inside the one zip that was uploaded whole."""
-    try:
-        return prepare(submission, scratch / "dir")
-    except Unreadable:
-        zips = (
-            sorted(p for p in submission.iterdir() if p.is_file() and p.suffix.lower() == ".zip")
-            if submission.is_dir()
-            else []
-        )
-        if len(zips) != 1:
-            raise
-        (scratch / "zip").mkdir()
-        return prepare(zips[0], scratch / "zip")
 
 
 def failure(message: str, *, hidden_stdout: bool) -> dict:
@@ -54,18 +39,13 @@ def run(root: Path) -> dict:
     timeout = os.environ.get("BPE_TIMEOUT_TOTAL")
     with tempfile.TemporaryDirectory(prefix="bpe-autograder-") as tmp:
         scratch = Path(tmp)
-        (scratch / "dir").mkdir()
+        submission = root / "submission"
         try:
-            pkg_parent = locate(root / "submission", scratch)
-        except Unreadable as e:
-            return failure(f"Your submission could not be graded: {e}. {HOW_TO_SUBMIT}", hidden_stdout=False)
-        from grader.api import grade  # imported late: a broken grader still yields a results.json
+            pkg_parent = intake.unpack(submission, scratch / "in", shown=submission.name)
+            from grader.api import grade  # imported late: a broken grader still yields a results.json
 
-        try:
             results = grade(pkg_parent, scratch / "out", timeout_total=float(timeout) if timeout else None)
-        except Exception as e:
-            if not refused_submission(e):
-                raise
+        except SubmissionError as e:
             return failure(f"Your submission could not be graded: {e}. {HOW_TO_SUBMIT}", hidden_stdout=False)
     if not isinstance(results, dict) or not isinstance(results.get("score"), (int, float)):
         raise TypeError("grader.api.grade returned something that is not a results dict")
@@ -73,7 +53,7 @@ def run(root: Path) -> dict:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m grader.release.autograder")
+    ap = argparse.ArgumentParser(prog="python -m grader.gradescope")
     ap.add_argument("--root", type=Path, default=Path("/autograder"))
     args = ap.parse_args(argv)
     dest = args.root / "results" / "results.json"

@@ -11,7 +11,8 @@ import re
 
 import pytest
 
-from .process import OUTPUT_CAP, GradingAbort
+from ..errors import GradingAbort
+from ..sandbox.process import OUTPUT_CAP
 
 FEEDBACK_CAP = 8000
 
@@ -34,7 +35,7 @@ def classify(excinfo) -> tuple[str, str]:
 
 
 def _remote_text(exc) -> str | None:
-    from .remote import RemoteError
+    from ..sandbox.remote import RemoteError
 
     if isinstance(exc, RemoteError):
         return exc.feedback()
@@ -42,7 +43,7 @@ def _remote_text(exc) -> str | None:
 
 
 def record(item, report, call, output: str) -> dict | None:
-    """One record per test phase worth reporting (see pytest_plugin.pytest_runtest_makereport)."""
+    """One record per test phase worth reporting (see plugin.pytest_runtest_makereport)."""
     when = call.when
     if report.passed and when != "call":
         return None

@@ -1,9 +1,9 @@
 """A small, slow, obviously correct byte-level BPE trainer, plus the knobs that make it wrong.
 
 The graded suite needs two things from a trainer it can trust: the golden merges (written once by
-`grader.fixtures`) and, when a student's merges differ, a way to ask "which classic mistake gives
+`grader.oracles.fixtures`) and, when a student's merges differ, a way to ask "which classic mistake gives
 exactly these merges?". Both come from one function, `train`, driven by a `Rules` value: the correct
-rules are `CORRECT`; `grader.feedback.wrong_rules` flips one knob at a time.
+rules are `CORRECT`; `grader.oracles.wrong_rules` flips one knob at a time.
 
 The algorithm recounts every pair at every step over the distinct pre-tokens (weighted by how often
 each occurs). That is the simplest thing that can be checked by reading it; it is fast enough for the
@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 import regex
 
-from grader.feedback.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
+from grader.checks.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
 
 # What a student gets by porting GPT2_PATTERN to the standard `re` module, which has no \p{...}.
 RE_MODULE_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""

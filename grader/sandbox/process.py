@@ -17,34 +17,14 @@ import signal
 import subprocess
 import time
 
-from . import procstats, wire
-from .sandbox import Sandbox
+from ..errors import BadReply, CallTimeout, CpuLimitExceeded, WorkerCrashed
+from . import _linux, procstats, wire
+from .box import Sandbox
 
 OUTPUT_CAP = 64 * 1024
 STARTUP_SECONDS = 30.0
 CPU_POLL_S = 0.05  # how often a CPU-capped call's CPU time is read (so, about how late it is stopped)
 _LIVE: set[int] = set()  # pids of the workers this process started and has not ended yet
-
-
-class GradingAbort(BaseException):
-    """The call could not finish (timeout, crash, unreadable reply). A BaseException on purpose:
-    `pytest.raises(Exception)` in a graded test must never swallow it."""
-
-
-class CallTimeout(GradingAbort):
-    pass
-
-
-class CpuLimitExceeded(CallTimeout):
-    """The call used up its CPU-time cap (see `WorkerProcess.cpu_cap`) before it answered."""
-
-
-class WorkerCrashed(GradingAbort):
-    pass
-
-
-class BadReply(GradingAbort):
-    pass
 
 
 def describe_exit(status: int | None) -> str:
@@ -84,7 +64,6 @@ class WorkerProcess:
             pass_fds=(req_r, rep_w),
             start_new_session=True,
             close_fds=True,
-            preexec_fn=_die_with_parent,
         )
         _LIVE.add(self.popen.pid)
         if not sandbox.namespaces:
@@ -318,22 +297,6 @@ def hunt_token(token: str) -> None:
         time.sleep(0.01)
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL it if the grader dies (even killed, with no cleanup).
-    For `unshare`, whose --kill-child then takes the whole namespace with it."""
-    import ctypes
-
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: SIGKILL it if the grader dies (even killed, with no cleanup).
-    For `unshare`, whose --kill-child then takes the whole namespace with it."""
-    import ctypes
-
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-
-
 _subreaper = False
 
 
@@ -342,14 +305,7 @@ def _become_subreaper() -> None:
     instead of init's, so `reap_orphans` can find them even if they wiped their environment."""
     global _subreaper
     if not _subreaper:
-        import ctypes
-
-        try:
-            _subreaper = (
-                ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0
-            )  # PR_SET_CHILD_SUBREAPER
-        except (OSError, AttributeError):
-            _subreaper = False
+        _subreaper = _linux.become_subreaper()
 
 
 def reap_orphans() -> None:

@@ -23,17 +23,16 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GRADER_DIR = Path(__file__).resolve().parent
-KIT_ROOT = GRADER_DIR.parent
+from ..errors import SubmissionError
+from ..paths import KIT_ROOT
+
+SANDBOX_DIR = Path(__file__).resolve().parent
+WORKER_RUNTIME = ("_linux.py", "wire.py", "worker.py")  # all the worker imports of the grader's
 VIEW_ROOT = "/tmp/bpe-kit"
 NOBODY = 65534
 SUBMISSION_MAX_BYTES = 20 * 1024 * 1024
 SUBMISSION_MAX_FILES = 2000
 SCRATCH_SIZE = "64m"
-
-
-class SubmissionError(Exception):
-    """The submission cannot be graded at all (no bpe package, too big...): one line says why."""
 
 
 @dataclass
@@ -231,8 +230,8 @@ class Sandbox:
         pkg = runtime / "kitworker"
         pkg.mkdir(parents=True)
         (pkg / "__init__.py").write_text('"""The grader\'s worker runtime (a sandbox copy)."""\n')
-        for name in ("wire.py", "worker.py"):
-            shutil.copyfile(GRADER_DIR / name, pkg / name)
+        for name in WORKER_RUNTIME:
+            shutil.copyfile(SANDBOX_DIR / name, pkg / name)
         spec = importlib.util.find_spec("regex")
         if spec is not None and spec.submodule_search_locations:
             _copy_readonly(Path(next(iter(spec.submodule_search_locations))), runtime / "lib" / "regex")
@@ -313,8 +312,11 @@ class Sandbox:
             "uid": self.uid,
             "gid": self.gid,
             "rlimits": self.options.limits.rlimits(0 if self.namespaces else _processes_of(self.uid)),
+            # The worker's parent is this process, unless `unshare` stands between them.
+            "parent_pid": None if self.namespaces else os.getpid(),
         }
-        # Before the mounts, the runtime is read from its real path; after, nothing else is.
+        # Before the mounts, the runtime is read from its real path; after, nothing else is. The
+        # worker starts with -S -P and no site: this sys.path entry is the only way it finds it.
         boot = (
             f"import sys; sys.path.insert(0, {str(self.root / 'runtime')!r}); "
             "from kitworker.worker import main; main(sys.argv)"
@@ -326,6 +328,10 @@ class Sandbox:
         argv = [python, "-S", "-s", "-P", "-B", "-c", boot, json.dumps(config)]
         if self.namespaces:
             argv = ["unshare", "--pid", "--fork", "--mount", "--net", "--kill-child", "--", *argv]
+            # `unshare` must die with the grader too (its --kill-child then ends the namespace):
+            # setpriv sets that before its exec, where a preexec_fn would be unsafe next to threads.
+            if shutil.which("setpriv"):
+                argv = ["setpriv", "--pdeathsig", "KILL", "--", *argv]
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "LANG": "C.UTF-8",

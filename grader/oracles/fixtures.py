@@ -1,14 +1,14 @@
-"""Generate the golden fixtures of the graded suite: `make fixtures` (python -m grader.fixtures).
+"""Generate the golden fixtures of the graded suite: `make fixtures` (python -m grader.oracles.fixtures).
 
 Every corpus and case is defined here, in code, so the fixtures are reproducible byte for byte:
 running this again must leave `git diff data/fixtures` empty. The expected merges, vocabularies and
-ids come from the trusted trainer and encoder in `grader.feedback` by default; `--engine solution`
+ids come from the trusted trainer and encoder in `grader.oracles` by default; `--engine solution`
 computes them with the reference solution instead. The failure-message data (steps.txt, mistakes/)
 always comes from the trusted trainer. None of these trainers is shipped with the handout: the
 public graded tests only read these files. The kit's tests run both and compare them with
 the committed files, so two independent implementations vouch for every golden value.
 
-Layout (see grader/feedback/golden.py for the file formats):
+Layout (see grader/checks/golden.py for the file formats):
     data/fixtures/{public,hidden}/corpora/*.txt     small corpora, a few KB each
     data/fixtures/{public,hidden}/train/<case>/      case.json, merges.txt, vocab.txt, and for the
                                                      failure messages steps.txt and mistakes/<id>.txt
@@ -32,10 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader import calibration
-from grader.feedback import char_bpe, golden, recorder
-from grader.feedback.encoder import TrustedEncoder
-from grader.feedback.gpt2 import render
-from grader.feedback.trainer import read_corpus, train
+from grader.checks import golden
+from grader.checks.gpt2 import render
+from grader.oracles import char_bpe, recorder
+from grader.oracles.encoder import TrustedEncoder
+from grader.oracles.trainer import read_corpus, train
+from grader.paths import SOLUTION
 
 EOT = "<|endoftext|>"
 
@@ -298,7 +300,7 @@ CHAR_BPE_CASES = _char_bpe_cases(336, 160)
 
 
 class TrustedEngine:
-    """grader.feedback's slow but obviously correct trainer and encoder."""
+    """grader.oracles' slow but obviously correct trainer and encoder."""
 
     def train(self, path: Path, vocab_size: int, special_tokens: list[str]):
         return train(read_corpus(path), vocab_size, special_tokens)
@@ -427,7 +429,7 @@ _diagnostics_memo: dict[tuple, tuple[dict, list]] = {}
 def _write_diagnostics(
     folder: Path, text: str, vocab_size: int, specials: list[str], merges: list, with_mistakes: bool = True
 ) -> None:
-    """steps.txt and mistakes/<id>.txt: what the failure messages read (see grader.feedback.messages).
+    """steps.txt and mistakes/<id>.txt: what the failure messages read (see grader.checks.messages).
 
     They depend only on the corpus and the expected merges, so a second engine in the same process
     (the kit's tests run both) reuses them instead of retraining every mistake.
@@ -486,7 +488,9 @@ def generate(out: Path, engine) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m grader.fixtures", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m grader.oracles.fixtures", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--out", type=Path, default=golden.FIXTURES, help="default: data/fixtures")
     parser.add_argument("--engine", choices=("trusted", "solution"), default="trusted")
     parser.add_argument(
@@ -496,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-calibration", action="store_true", help="never measure the speed ratio")
     args = parser.parse_args(argv)
-    solution = Path(__file__).resolve().parents[1] / "solution"
+    solution = SOLUTION
     if args.engine == "solution":
         if not (solution / "bpe").is_dir():
             print(

@@ -1,0 +1,80 @@
+"""Every condition under which the grader stops, one exception each, all in one place.
+
+They are raised where the condition is found and travel unchanged to whoever handles them, who
+tells them apart with `isinstance`: a refused submission (`SubmissionError`) is the student's to fix
+and is reported to them; every other `GraderError` is the course's. str() is always one line.
+
+The tools' own refusals are here too (`LeakError`, `BundleError` for a release, `RosterError`,
+`MergeError` for the farm): they stop a tool, never a grading.
+
+The failures of one call into a worker (`GradingAbort` and its kinds) are not grading failures:
+they cost the test that made the call, and the suite goes on. (The student's own exceptions,
+rebuilt on the trusted side, are `grader.sandbox.remote.RemoteError`: not the grader's.)
+"""
+
+from __future__ import annotations
+
+
+class GraderError(Exception):
+    """Grading could not run at all; str() is one line saying why."""
+
+
+class SubmissionError(GraderError):
+    """The submission itself cannot be graded (no bpe package, too big, not a readable zip...).
+
+    The student can fix it and resubmit: the farm records it as unreadable, Gradescope shows the
+    message with how to resubmit, and `make grade` prints it.
+    """
+
+
+class RubricError(GraderError):
+    """The rubric file cannot be used (unreadable, malformed, or at odds with the graded suite)."""
+
+
+class SuiteError(GraderError):
+    """The graded suite itself could not run (broken suite, pytest failed, time budget spent)."""
+
+
+class NothingSelected(GraderError):
+    """`--tests PATTERN` selects none of the graded tests."""
+
+
+class ReportError(GraderError):
+    """The report folder cannot be created or written."""
+
+
+class LeakError(RuntimeError):
+    """The handout would contain something hidden; nothing was written."""
+
+
+class BundleError(RuntimeError):
+    """The kit cannot make a working Gradescope bundle; nothing was written."""
+
+
+class RosterError(ValueError):
+    """The farm's submissions folder or a shard spec cannot be used as given."""
+
+
+class MergeError(ValueError):
+    """A farm output cannot be merged (not a farm output, or the shards disagree)."""
+
+
+class GradingAbort(BaseException):
+    """The call could not finish (timeout, crash, unreadable reply). A BaseException on purpose:
+    `pytest.raises(Exception)` in a graded test must never swallow it."""
+
+
+class CallTimeout(GradingAbort):
+    """The call did not answer within its wall-clock deadline."""
+
+
+class CpuLimitExceeded(CallTimeout):
+    """The call used up its CPU-time cap (see `WorkerProcess.cpu_cap`) before it answered."""
+
+
+class WorkerCrashed(GradingAbort):
+    """The worker process ended while a call was pending."""
+
+
+class BadReply(GradingAbort):
+    """The worker answered with something that is not a valid message."""

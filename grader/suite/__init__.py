@@ -1,0 +1,1 @@
+"""Running the graded suite: pytest with the grader's plugin, and each test's outcome."""
