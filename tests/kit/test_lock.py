@@ -79,7 +79,10 @@ def test_each_lock_extends_the_one_before_with_the_same_versions(smaller, larger
     Path(sys.prefix).resolve() != (KIT / ".venv").resolve(), reason="runs only in the kit's own .venv"
 )
 def test_the_kits_venv_holds_exactly_the_dev_lock():
-    """`make venv` installs the dev lock and nothing else (`make bench` adds the bench lock)."""
+    """`make venv` installs the dev lock and nothing else (`make bench` adds the bench lock).
+
+    pip comes with the venv, and the kit itself is installed in it (editable, without dependencies).
+    """
 
     def locked(lock):
         return {
@@ -91,6 +94,6 @@ def test_the_kits_venv_holds_exactly_the_dev_lock():
     installed = {
         canonicalize_name(d.metadata["Name"]): d.version
         for d in importlib.metadata.distributions()
-        if canonicalize_name(d.metadata["Name"]) not in ("pip", "setuptools")
+        if canonicalize_name(d.metadata["Name"]) not in ("pip", "bpe-kit")
     }
     assert installed in (locked("dev"), locked("bench"))
