@@ -18,12 +18,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solution"
 
-TRAINERS = ("reference", "hf", "bpeasy", "naive")
-ENCODERS = ("reference", "tiktoken", "hf")
+TRAINERS = ("reference", "fast", "hf", "bpeasy", "naive")
+ENCODERS = ("reference", "fast", "tiktoken", "hf")
 # The Python module each contender needs; the reference and the naive trainer need nothing extra.
 MODULE = {"hf": "tokenizers", "tiktoken": "tiktoken", "bpeasy": "bpeasy"}
 LABEL = {
     "reference": "reference (solution/)",
+    "fast": "pure-Python fast paths (bench/fast_paths)",
     "hf": "HF tokenizers",
     "tiktoken": "tiktoken",
     "bpeasy": "bpeasy",
@@ -47,17 +48,32 @@ def reference():
     return bpe
 
 
+def fast():
+    """(FastTokenizer, train_bpe, pretokenize): the reference with the fast paths of bench/fast_paths."""
+    from bench import fast_paths
+
+    return fast_paths.load(reference())
+
+
 # ---- training: each returns (vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]] | None)
 
 
 def train(contender: str, input_path: str, vocab_size: int, specials: list[str]):
-    return {"reference": _train_reference, "hf": _train_hf, "bpeasy": _train_bpeasy, "naive": _train_naive}[
-        contender
-    ](input_path, vocab_size, specials)
+    return {
+        "reference": _train_reference,
+        "fast": _train_fast,
+        "hf": _train_hf,
+        "bpeasy": _train_bpeasy,
+        "naive": _train_naive,
+    }[contender](input_path, vocab_size, specials)
 
 
 def _train_reference(input_path, vocab_size, specials):
     return reference().train_bpe(input_path, vocab_size, specials)
+
+
+def _train_fast(input_path, vocab_size, specials):
+    return fast()[1](input_path, vocab_size, specials)
 
 
 def _train_naive(input_path, vocab_size, specials):
@@ -116,13 +132,20 @@ def _train_bpeasy(input_path, vocab_size, specials):
 def encoder(
     contender: str, vocab_path: str, merges_path: str, specials: list[str]
 ) -> Callable[[str], list[int]]:
-    return {"reference": _encoder_reference, "tiktoken": _encoder_tiktoken, "hf": _encoder_hf}[contender](
-        vocab_path, merges_path, specials
-    )
+    return {
+        "reference": _encoder_reference,
+        "fast": _encoder_fast,
+        "tiktoken": _encoder_tiktoken,
+        "hf": _encoder_hf,
+    }[contender](vocab_path, merges_path, specials)
 
 
 def _encoder_reference(vocab_path, merges_path, specials):
     return reference().BPETokenizer.from_files(vocab_path, merges_path, specials).encode
+
+
+def _encoder_fast(vocab_path, merges_path, specials):
+    return fast()[0].from_files(vocab_path, merges_path, specials).encode
 
 
 def _encoder_tiktoken(vocab_path, merges_path, specials):

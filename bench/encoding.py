@@ -14,7 +14,14 @@ from pathlib import Path
 from bench import contenders, measure, texts
 
 ONE_THREAD = {"RAYON_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
-CASES = [("reference", False), ("reference", True), ("tiktoken", False), ("hf", False)]
+CASES = [
+    ("reference", False),
+    ("reference", True),
+    ("fast", False),
+    ("fast", True),
+    ("tiktoken", False),
+    ("hf", False),
+]
 
 
 def run_encoding(
@@ -48,8 +55,8 @@ def run_encoding(
         ids: dict[str, array] = {}
         for contender, warm in CASES:
             name = (
-                f"{contender} ({'warm' if warm else 'empty'} cache)"
-                if contender == "reference"
+                f"{'fast paths' if contender == 'fast' else contender} ({'warm' if warm else 'empty'} cache)"
+                if contender in ("reference", "fast")
                 else contenders.LABEL[contender]
             )
             row = {"contender": contender, "label": name, "warm": warm, "status": "ok", "note": ""}

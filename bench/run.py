@@ -146,17 +146,14 @@ def main(argv: list[str] | None = None) -> int:
                 _progress(f"training {', '.join(who)}: {mb:g} MB, vocab {vocab}")
                 rows += bench.measure_group(who, mb, vocab)
         result["training"] = [bench.compare(r) for r in rows]
-        naive = next((r for r in rows if r["contender"] == "naive"), None)
-        if (
-            naive
-            and naive.get("status") == "ok"
-            and bench.compare(naive).get("agreement") != "identical merges"
-        ):
-            disagreements += 1
-            notes.append(
-                "TRAINERS DISAGREE: the naive trainer and the reference learned "
-                "different merges, so one of them breaks the training contract."
-            )
+        for other in (r for r in rows if r["contender"] in ("naive", "fast") and r.get("status") == "ok"):
+            if bench.compare(other).get("agreement") != "identical merges":
+                disagreements += 1
+                notes.append(
+                    f"TRAINERS DISAGREE: {other['label']} and the reference learned different merges "
+                    f"({other['corpus_mb']:g} MB, vocab {other['vocab_size']}), so one of them breaks "
+                    "the training contract."
+                )
     if "encoding" in only:
         _progress("encoding")
         result["encoding"] = run_encoding(

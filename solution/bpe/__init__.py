@@ -7,9 +7,9 @@ Part 3 ``tokenizer``: encode and decode with a trained model (``BPETokenizer``).
 
 The ``_``-prefixed modules are the machinery behind them:
 ``_merge_loop`` (incremental pair counts and a heap), ``_pretoken_counts``,
-``_boundaries``, ``_segments`` and ``_parallel`` (large files: safe cut points,
-bounded reading, worker processes), ``_streaming`` (what ``encode_iterable``
-may emit before the text ends), ``_specials``, ``_text_file``,
+``_parallel`` (large files: safe cut points and worker processes),
+``_streaming`` (what ``encode_iterable`` may emit before the text ends),
+``_specials``, ``_text_file`` (strict UTF-8, whole or in bounded blocks),
 ``_gpt2_files``, ``_progress`` and ``_encode_file`` (a whole file to a binary
 array of ids: ``python -m bpe._encode_file``).
 """

@@ -11,16 +11,16 @@ Run as ``python -m bpe._encode_file --vocab V --merges M FILE --out ids.bin``.
 """
 
 import argparse
+import itertools
 import os
 import sys
 from array import array
 from functools import partial
 from pathlib import Path
 
-from ._boundaries import find_cuts
-from ._parallel import MAX_WORKERS, map_ordered
+from ._parallel import MAX_WORKERS, find_cuts, map_ordered
 from ._progress import progress
-from ._segments import iter_text
+from ._text_file import iter_text
 from .tokenizer import BPETokenizer
 
 TYPECODES = {"uint16": ("H", 1 << 16), "uint32": ("I", 1 << 32)}
@@ -38,8 +38,11 @@ def _encode_span(path: str | os.PathLike, code: str, span: tuple[int, int]) -> b
 
 
 def encode_file(
-    tok: BPETokenizer, path: str | os.PathLike, out_path: str | os.PathLike,
-    dtype: str = "uint16", workers: int = MAX_WORKERS,
+    tok: BPETokenizer,
+    path: str | os.PathLike,
+    out_path: str | os.PathLike,
+    dtype: str = "uint16",
+    workers: int = MAX_WORKERS,
 ) -> int:
     """Encode ``path`` into ``out_path`` as little-endian ``dtype``; return the id count."""
     global _worker_tokenizer
@@ -52,7 +55,7 @@ def encode_file(
     else:
         with open(path, "rb") as f:
             cuts = find_cuts(f, tok.special_tokens, n_segments=max(workers, -(-size // SEGMENT_BYTES)))
-        spans = list(zip(cuts, cuts[1:]))
+        spans = list(itertools.pairwise(cuts))
     _worker_tokenizer = tok
     out_path = Path(out_path)
     tmp = out_path.with_name(out_path.name + ".tmp")

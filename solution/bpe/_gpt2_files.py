@@ -23,9 +23,7 @@ def _unrender(text: str, path: str | os.PathLike, where: str) -> bytes:
     try:
         return bytes(_TO_BYTE[ch] for ch in text)
     except KeyError as e:
-        raise ValueError(
-            f"{os.fspath(path)}: {where}: {e.args[0]!r} is not a GPT-2 byte character"
-        ) from None
+        raise ValueError(f"{os.fspath(path)}: {where}: {e.args[0]!r} is not a GPT-2 byte character") from None
 
 
 def read_vocab(path: str | os.PathLike) -> dict[int, bytes]:

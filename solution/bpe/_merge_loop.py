@@ -30,6 +30,7 @@ dict of changes, instead of comparing old and new windows of the word.
 """
 
 import heapq
+import itertools
 from collections import defaultdict
 
 from ._progress import progress
@@ -60,7 +61,7 @@ def learn_merges(
     where: dict[tuple[int, int], list[int]] = defaultdict(list)
     for wi, word in enumerate(words):
         f = freqs[wi]
-        for pair in zip(word, word[1:]):
+        for pair in itertools.pairwise(word):
             counts[pair] += f
             where[pair].append(wi)
 

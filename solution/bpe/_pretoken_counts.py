@@ -7,17 +7,16 @@ counted separately, in parallel, each streamed in bounded blocks, and the
 tables are added up: memory stays bounded on multi-gigabyte corpora.
 """
 
+import itertools
 import os
 from collections import Counter
 from functools import partial
 
-from ._boundaries import find_cuts
-from ._parallel import MAX_WORKERS, map_ordered
+from ._parallel import MAX_WORKERS, find_cuts, map_ordered
 from ._progress import progress
-from ._segments import iter_text
 from ._specials import compile_specials
 from ._streaming import iter_batches
-from ._text_file import read_utf8
+from ._text_file import iter_text, read_utf8
 from .pretokenize import pretokenize
 
 # Below this, one process reading the whole file is fastest. Above it, two
@@ -66,7 +65,7 @@ def count_pretokens(path: str | os.PathLike, specials: list[str]) -> dict[bytes,
     else:
         with open(path, "rb") as f:
             cuts = find_cuts(f, specials, n_segments=max(MAX_WORKERS, -(-size // SEGMENT_BYTES)))
-        spans = list(zip(cuts, cuts[1:]))
+        spans = list(itertools.pairwise(cuts))
         bar = progress("counting pre-tokens", size, large=True, unit=" bytes")
         counts = Counter()
         for span, part in zip(spans, map_ordered(partial(count_segment, path, specials), spans, MAX_WORKERS)):

@@ -6,6 +6,7 @@ the most frequent pair a new id. Encoding replays the learned merges in the
 order they were learned.
 """
 
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 
@@ -71,9 +72,7 @@ class CharBPE:
         for _ in range(num_merges):
             # Counter keeps first-insertion order and max() returns the first
             # maximum, so ties resolve to the earliest first occurrence.
-            counts = Counter(
-                p for p in zip(ids, ids[1:]) if "\n" not in vocab[p[0]] + vocab[p[1]]
-            )
+            counts = Counter(p for p in itertools.pairwise(ids) if "\n" not in vocab[p[0]] + vocab[p[1]])
             if not counts:
                 break
             pair, count = max(counts.items(), key=lambda kv: kv[1])

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import regex
 
-from . import _bmp_split, _specials
+from . import _specials
 
 GPT2_PATTERN: str = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
@@ -36,4 +36,4 @@ def pretokenize(text: str) -> list[str]:
     >>> pretokenize("Hello, world!  ok")
     ['Hello', ',', ' world', '!', ' ', ' ok']
     """
-    return _bmp_split.findall(text, _GPT2_RE)
+    return _GPT2_RE.findall(text)

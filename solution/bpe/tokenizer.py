@@ -1,117 +1,54 @@
 """Part 3: a byte-level BPE tokenizer that encodes and decodes text.
 
 Encoding a pre-token merges, at each step, the adjacent pair whose merge was
-learned earliest (lowest rank). This gives exactly the result of replaying
-all merges in training order, but only looks at pairs that actually occur.
-Natural text repeats the same words over and over, so results are cached
-per pre-token. Long pre-tokens the cache has not seen (a clause of Chinese
-needs 20-30 merges) are found by a search for their final tokens instead
-(``_pair_search``), which gives the same answer without replaying merges.
+learned earliest (lowest rank), every occurrence of it, left to right. This
+gives exactly the result of replaying all merges in training order, but only
+looks at pairs that actually occur. Natural text repeats the same words over
+and over, so results are cached per pre-token: most pre-tokens of a long
+text are a dict lookup.
 """
 
-import heapq
 import os
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain as _chain
+from itertools import chain, pairwise
 
-from . import _gpt2_files, _pair_search, _specials, _streaming
+from . import _gpt2_files, _specials, _streaming
 from .pretokenize import pretokenize
 
 _CACHE_SIZE = 1 << 16  # pre-tokens; bounds memory on endless streams
-_LONG = 64  # bytes; longer pre-tokens the search cannot serve (runs of spaces, URLs, ...) take the heap path
-_SEARCH = 8  # bytes; from this length on, searching for the final tokens beats merging
+_CACHE_MAX_LEN = 64  # characters; longer pre-tokens (runs of spaces, URLs, ...) are rare: not cached
 _NO_MERGE = 1 << 62  # a rank above every real one: "this pair never merges"
 
 
-def _merge_short(
+def _merge_by_rank(
     ids: list[int], pair_rank: dict[tuple[int, int], int], merged_id: dict[int, int]
 ) -> list[int]:
-    """Lowest-rank-first merging of a short pre-token; edits ``ids`` in place.
+    """BPE of one pre-token's byte ids: merge the lowest-ranked pair until no pair has a rank.
 
-    Rescanning every pair with a dict lookup after each merge made cache
-    misses (long Chinese pre-tokens make 20 merges or more) cost most of the
-    encoding time. Instead, ``ranks[i]`` keeps the rank of the pair at i, the
-    best pair is found by ``min`` and ``list.index`` (loops in C), and after a
-    merge only the ranks of its two neighbours are looked up again. As in
-    the plain algorithm, every occurrence of the best pair is merged, left to
-    right, before the next best pair is chosen.
+    Each step looks up the rank of every adjacent pair, takes the lowest, and
+    rebuilds the list with every occurrence of that pair merged, left to
+    right (so "a a a" with the merge (a, a) gives "aa a"). A step costs time
+    linear in the pre-token, and a pre-token takes at most one step per
+    merge it uses.
     """
     get = pair_rank.get
-    ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
-    while ranks:
+    while len(ids) > 1:
+        ranks = [get(pair, _NO_MERGE) for pair in pairwise(ids)]
         best = min(ranks)
         if best == _NO_MERGE:
             break
         new_id = merged_id[best]
-        # One pass merges the occurrences there are now, left to right, each
-        # searched for to the right of the last merge. Counting them first
-        # means a search only fails (raising, which is slow) in a run like
-        # "a a a", where a merge swallows the start of the next occurrence.
-        start = 0
-        for _ in range(ranks.count(best)):
-            try:
-                i = ranks.index(best, start)
-            except ValueError:
-                break
-            ids[i] = new_id
-            del ids[i + 1]
-            del ranks[i]
-            if i:
-                ranks[i - 1] = get((ids[i - 1], new_id), _NO_MERGE)
-            if i < len(ranks):
-                ranks[i] = get((new_id, ids[i + 1]), _NO_MERGE)
-            start = i + 1
+        out: list[int] = []
+        i, last = 0, len(ranks)
+        while i <= last:
+            if i < last and ranks[i] == best:  # ids[i], ids[i + 1] is the pair to merge
+                out.append(new_id)
+                i += 2
+            else:
+                out.append(ids[i])
+                i += 1
+        ids = out
     return ids
-
-
-def _merge_long(ids: list[int], ranks: dict[tuple[int, int], tuple[int, int]]) -> list[int]:
-    """Lowest-rank-first merging in O(n log n), for long pre-tokens.
-
-    Rescanning all pairs after each merge costs O(n) per merge, O(n^2) in all:
-    minutes for a 100 000-space run. Here tokens form a linked list and the
-    candidate merges a heap of (rank, position); ties pop leftmost first,
-    exactly like merging left to right. Entries made stale by an earlier
-    merge are recognised on pop and skipped. A merge list no trainer makes
-    can give a new pair a lower rank than the pair that made it: such pairs
-    wait until every occurrence of the current pair is merged, as in
-    ``_merge_short``, so both paths always agree.
-    """
-    n = len(ids)
-    tokens: list[int | None] = list(ids)
-    nxt = list(range(1, n + 1))  # n means "no next token"
-    prv = list(range(-1, n - 1))
-    heap = []
-    for i in range(n - 1):
-        found = ranks.get((ids[i], ids[i + 1]))
-        if found is not None:
-            heap.append((found[0], i, found[1]))
-    heapq.heapify(heap)
-    waiting: list[tuple[int, int, int]] = []  # lower-ranked pairs made during the current pass
-    current = -1
-    while heap or waiting:
-        if waiting and (not heap or heap[0][0] > current):
-            for entry in waiting:  # the pass over ``current`` is over
-                heapq.heappush(heap, entry)
-            waiting.clear()
-        rank, i, new_id = heapq.heappop(heap)
-        j = nxt[i]
-        if tokens[i] is None or j >= n or ranks.get((tokens[i], tokens[j])) != (rank, new_id):
-            continue  # stale: one side was merged into something else meanwhile
-        current = rank
-        tokens[i], tokens[j] = new_id, None
-        nxt[i] = nxt[j]
-        if nxt[i] < n:
-            prv[nxt[i]] = i
-        for left, right in ((prv[i], i), (i, nxt[i])):
-            if left >= 0 and right < n:
-                found = ranks.get((tokens[left], tokens[right]))
-                if found is not None:
-                    entry = (found[0], left, found[1])
-                    if found[0] < rank:
-                        waiting.append(entry)
-                    else:
-                        heapq.heappush(heap, entry)
-    return [t for t in tokens if t is not None]
 
 
 class _PretokenCache(dict):
@@ -123,7 +60,7 @@ class _PretokenCache(dict):
 
     def __missing__(self, pretoken: str) -> list[int]:
         ids = self._compute(pretoken)
-        if len(pretoken) > _LONG:
+        if len(pretoken) > _CACHE_MAX_LEN:
             return ids  # rare, and could be huge: not worth keeping
         if len(self) >= _CACHE_SIZE:
             del self[next(iter(self))]  # dicts keep insertion order: this is the oldest
@@ -163,8 +100,9 @@ class BPETokenizer:
         self._max_special_len = max((len(t) for t in self.special_tokens), default=0)
 
         self._byte_ids = [self._id_of.get(bytes([b])) for b in range(256)]
-        # (left id, right id) -> (rank, merged id); the first occurrence of a merge wins.
-        self._ranks: dict[tuple[int, int], tuple[int, int]] = {}
+        # (left id, right id) -> rank, and rank -> merged id; the first occurrence of a merge wins.
+        self._pair_rank: dict[tuple[int, int], int] = {}
+        self._merged_id: dict[int, int] = {}
         for rank, (a, b) in enumerate(self.merges):
             try:
                 key = (self._id_of[a], self._id_of[b])
@@ -173,11 +111,9 @@ class BPETokenizer:
                 raise ValueError(
                     f"merge {rank} ({a!r}, {b!r}) uses or makes a token missing from the vocab: {e.args[0]!r}"
                 ) from None
-            self._ranks.setdefault(key, (rank, merged))
-        # The same table split in two for the short path: plain int ranks compare fastest.
-        self._pair_rank = {pair: rank for pair, (rank, _) in self._ranks.items()}
-        self._merged_id = {rank: merged for rank, merged in self._ranks.values()}
-        self._search: _pair_search.PairSearch | bool | None = False  # built when first needed
+            if key not in self._pair_rank:
+                self._pair_rank[key] = rank
+                self._merged_id[rank] = merged
         self._cache = _PretokenCache(self._bpe)
 
     # -- files ---------------------------------------------------------------
@@ -204,29 +140,16 @@ class BPETokenizer:
     def _bpe(self, pretoken: str) -> list[int]:
         """The ids of one pre-token: what merging its bytes, lowest-ranked pair first, gives."""
         raw = pretoken.encode("utf-8")
-        if len(raw) >= _SEARCH:
-            search = self._searcher()
-            found = search.encode(raw) if search else None
-            if found is not None:
-                return found
         ids = [self._byte_ids[b] for b in raw]
         if None in ids:
             missing = next(b for b in raw if self._byte_ids[b] is None)
             raise ValueError(f"byte {missing:#04x} has no token in the vocabulary")
-        if len(ids) > _LONG:
-            return _merge_long(ids, self._ranks)
-        return _merge_short(ids, self._pair_rank, self._merged_id)
-
-    def _searcher(self) -> _pair_search.PairSearch | None:
-        """The search for long pre-tokens; None for a merge list it cannot serve (see its module)."""
-        if self._search is False:  # built on first use: short texts never need it
-            self._search = _pair_search.PairSearch.build(self._ranks, self._byte_ids, self.vocab, self._pair_rank)
-        return self._search
+        return _merge_by_rank(ids, self._pair_rank, self._merged_id)
 
     def _encode_pretokens(self, pretokens: list[str]) -> Iterator[int]:
         # Cache hits, the common case, stay inside C: dict lookups via map,
         # concatenation via chain. Misses go through _PretokenCache.__missing__.
-        return _chain.from_iterable(map(self._cache.__getitem__, pretokens))
+        return chain.from_iterable(map(self._cache.__getitem__, pretokens))
 
     def encode(self, text: str) -> list[int]:
         """Encode ``text``: special tokens become their single id, the rest is BPE-merged.

@@ -14,9 +14,9 @@ import reference_bpe
 from slow_trainer import slow_train_bpe
 
 bpe = reference_bpe.load()
-boundaries = importlib.import_module("bpe_reference._boundaries")
+boundaries = importlib.import_module("bpe_reference._parallel")
 counting = importlib.import_module("bpe_reference._pretoken_counts")
-segments = importlib.import_module("bpe_reference._segments")
+segments = importlib.import_module("bpe_reference._text_file")
 encode_file = importlib.import_module("bpe_reference._encode_file")
 
 SPECIAL_SETS = [["<|endoftext|>"], ["ab<x>", "<x>"], ["aa"], ["<x>", "<x><y>", "y>"]]

@@ -44,8 +44,12 @@ _COMPAT_CACHE = 1 << 18  # (token, token) pairs; bounds memory on endless stream
 class PairSearch:
     """BPE of one pre-token's bytes by search; see the module docstring."""
 
-    def __init__(self, made: dict[int, tuple[int, int, int]], tokens: dict[bytes, int],
-                 pair_rank: dict[tuple[int, int], int]) -> None:
+    def __init__(
+        self,
+        made: dict[int, tuple[int, int, int]],
+        tokens: dict[bytes, int],
+        pair_rank: dict[tuple[int, int], int],
+    ) -> None:
         self._made = made  # merged id -> (rank, left id, right id)
         self._pair_rank = pair_rank
         self._tokens = tokens  # the bytes of every token BPE can output -> its id
@@ -56,14 +60,21 @@ class PairSearch:
         for raw in tokens:
             if len(raw) > 3:
                 longer.setdefault(raw[:3], set()).add(len(raw))
-        self._lengths = {key: tuple(sorted(lengths, reverse=True)) + _SHORT for key, lengths in longer.items()}
+        self._lengths = {
+            key: tuple(sorted(lengths, reverse=True)) + _SHORT for key, lengths in longer.items()
+        }
         self._proper: dict[int, bool] = {i: True for i in tokens.values() if i not in made}
         self._compatible: dict[tuple[int, int], bool] = {}
         self._spines: dict[tuple[int, int], tuple[list[int], list[int], list[int]]] = {}
 
     @classmethod
-    def build(cls, ranks: dict[tuple[int, int], tuple[int, int]], byte_ids: list[int | None],
-              vocab: dict[int, bytes], pair_rank: dict[tuple[int, int], int]) -> PairSearch | None:
+    def build(
+        cls,
+        ranks: dict[tuple[int, int], tuple[int, int]],
+        byte_ids: list[int | None],
+        vocab: dict[int, bytes],
+        pair_rank: dict[tuple[int, int], int],
+    ) -> PairSearch | None:
         """A search for the merges ``ranks`` ((left, right) -> (rank, merged), rank order); None if untidy."""
         singles = {i for i in byte_ids if i is not None}
         made: dict[int, tuple[int, int, int]] = {}

@@ -1,9 +1,10 @@
-"""The reference's fast paths give exactly what the plain algorithms give.
+"""The bench's pure-Python fast paths give exactly what the plain algorithms give.
 
-Encoding searches for a long pre-token's final tokens (``_pair_search``)
-instead of merging; pre-tokenization runs GPT-2's pattern in stdlib ``re``
-with character classes read from ``regex`` (``_bmp_split``). Both must be
-invisible: same ids, same pre-tokens, on every input.
+``bench/fast_paths`` encodes a long pre-token by searching for its final
+tokens (``pair_search``) instead of merging, merges long ones with a heap,
+and pre-tokenizes with GPT-2's pattern in stdlib ``re``, its character
+classes read from ``regex`` (``bmp_split``). All must be invisible: the same
+ids as the reference's textbook merging, the same pre-tokens as ``regex``.
 """
 
 import pytest
@@ -13,14 +14,17 @@ import replay_oracle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench import fast_paths
+
 bpe = reference_bpe.load()
-tokenizer = bpe.tokenizer
+FastTokenizer, fast_train_bpe, fast_pretokenize = fast_paths.load(bpe)
 SETTINGS = settings(derandomize=True, database=None, deadline=None, max_examples=300)
 FULL = regex.compile(bpe.GPT2_PATTERN)
 
 
 def merge_loop(tok, raw: bytes) -> list[int]:
-    return tokenizer._merge_short([tok._byte_ids[b] for b in raw], tok._pair_rank, tok._merged_id)
+    """The reference's own merging (rank order, no search): what every fast path must match."""
+    return bpe.tokenizer._merge_by_rank([tok._byte_ids[b] for b in raw], tok._pair_rank, tok._merged_id)
 
 
 def replay(tok, raw: bytes) -> list[int]:
@@ -42,7 +46,7 @@ def tidy_merges(draw):
             merges.append((a, b))
             tokens.append(a + b)
     vocab = {i: bytes([i]) for i in range(256)} | {256 + k: a + b for k, (a, b) in enumerate(merges)}
-    return alphabet, bpe.BPETokenizer(vocab, merges)
+    return alphabet, FastTokenizer(vocab, merges)
 
 
 @SETTINGS
@@ -62,7 +66,7 @@ def test_an_unreachable_token_is_never_output():
     # "abc" is made by ("a", "bc"), but "ab" forms first, so "bc" never does:
     # BPE of "abc" is ["ab", "c"], although "abc" is in the vocab.
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
-    tok = bpe.BPETokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")])
+    tok = FastTokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")])
     assert tok._searcher().encode(b"abc") == [256, ord("c")]
     assert tok.encode("abcabcabcabc") == [256, ord("c")] * 4
     assert tok._searcher().encode(b"xbc") == [ord("x"), 257]
@@ -81,10 +85,12 @@ def test_untidy_merge_lists_keep_the_merge_loop(merges):
     for a, b in merges:
         if a + b not in vocab.values():
             vocab[len(vocab)] = a + b
-    tok = bpe.BPETokenizer(vocab, merges)
+    tok = FastTokenizer(vocab, merges)
     assert tok._searcher() is None
     for text in ["abcbcabcb" * 3, "bcb" * 40]:  # long enough to ask for the search
-        assert tok.encode(text) == [i for pre in bpe.pretokenize(text) for i in merge_loop(tok, pre.encode())]
+        assert tok.encode(text) == [
+            i for pre in fast_pretokenize(text) for i in merge_loop(tok, pre.encode())
+        ]
 
 
 TRAINING_TEXT = (
@@ -98,8 +104,8 @@ TRAINING_TEXT = (
 def trained(tmp_path_factory):
     path = tmp_path_factory.mktemp("train") / "corpus.txt"
     path.write_bytes(TRAINING_TEXT.encode("utf-8"))
-    vocab, merges = bpe.train_bpe(path, 600, ["<|endoftext|>"])
-    return bpe.BPETokenizer(vocab, merges, ["<|endoftext|>"])
+    vocab, merges = fast_train_bpe(path, 600, ["<|endoftext|>"])
+    return FastTokenizer(vocab, merges, ["<|endoftext|>"])
 
 
 @SETTINGS
@@ -109,14 +115,31 @@ def trained(tmp_path_factory):
 )
 def test_search_equals_merging_on_a_trained_vocab(trained, text):
     search = trained._searcher()
-    for pre in bpe.pretokenize(text):
+    for pre in fast_pretokenize(text):
         raw = pre.encode("utf-8")
         assert search.encode(raw) == merge_loop(trained, raw)
 
 
+def test_the_fast_trainer_learns_the_references_merges(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(TRAINING_TEXT.encode("utf-8"))
+    assert fast_train_bpe(path, 600, ["<|endoftext|>"]) == bpe.train_bpe(path, 600, ["<|endoftext|>"])
+
+
+@SETTINGS
+@given(
+    text=st.text(alphabet="很久以前森林里住着一只大象，。豆爸跳舞the cat sog!ï😀 \n12", max_size=60)
+    | st.text(alphabet=" a\n", min_size=60, max_size=400)
+)
+def test_fast_encoding_equals_the_references(trained, text):
+    # The second kind makes pre-tokens over 64 bytes (runs of spaces or of "a"): the heap path.
+    reference = bpe.BPETokenizer(trained.vocab, trained.merges, ["<|endoftext|>"])
+    assert trained.encode(text) == reference.encode(text)
+
+
 def test_the_search_never_gives_up_on_natural_text(trained):
     search = trained._searcher()
-    for pre in bpe.pretokenize(TRAINING_TEXT):
+    for pre in fast_pretokenize(TRAINING_TEXT):
         assert search.encode(pre.encode("utf-8")) is not None
 
 
@@ -131,14 +154,14 @@ TRICKY = (
 @SETTINGS
 @given(text=st.text(alphabet=TRICKY, max_size=40) | st.text(max_size=40))
 def test_pretokenize_equals_regex_findall(text):
-    assert bpe.pretokenize(text) == FULL.findall(text)
+    assert fast_pretokenize(text) == FULL.findall(text)
 
 
 def test_the_table_agrees_with_regex_on_every_bmp_character():
     # Each character next to a letter, a digit, a space and itself: a wrong
     # class (letter, digit, space or other) changes where the pieces end.
     every = "".join(f"a{c}1{c} {c}{c}.{c}\n" for c in map(chr, range(0x10000)))
-    assert bpe.pretokenize(every) == FULL.findall(every)
+    assert fast_pretokenize(every) == FULL.findall(every)
 
 
 @pytest.mark.parametrize(
@@ -146,4 +169,4 @@ def test_the_table_agrees_with_regex_on_every_bmp_character():
     ["emoji 😀😀 and 🌟", "math 𝐀𝐁 x", "𝟙𝟚3 four", "a 𝐀, b 😀. c", "😀" * 50, "x" * 40 + " 𝐀" + " y" * 40],
 )
 def test_text_above_the_bmp(text):
-    assert bpe.pretokenize(text) == FULL.findall(text)
+    assert fast_pretokenize(text) == FULL.findall(text)
