@@ -4,14 +4,16 @@ VENV := .venv
 PY := $(VENV)/bin/python
 SUBMISSION ?= starter
 OUT ?= results
+ZIP ?= submission.zip
 NAME ?= trace
 SUBMISSIONS ?= submissions
 JOBS ?= 2
 
-.PHONY: help venv grade test fixtures kill-matrix data corpus bench handout gradescope lab class clean
+.PHONY: help venv grade submission test fixtures kill-matrix data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
+	@echo "make submission [SUBMISSION=starter]            zip SUBMISSION/bpe into submission.zip (as the handout's)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
@@ -29,6 +31,9 @@ venv: $(VENV)/.ok
 
 grade: venv
 	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+
+submission: venv
+	$(PY) -m grader zip $(SUBMISSION) --out $(ZIP)
 
 test: venv
 	$(PY) -m pytest
@@ -67,4 +72,4 @@ gradescope: venv
 	$(PY) -m grader.release gradescope
 
 clean:
-	rm -rf $(VENV) results dist build .pytest_cache .hypothesis data/corpus
+	rm -rf $(VENV) results submission.zip dist build .pytest_cache .hypothesis data/corpus

@@ -1,4 +1,5 @@
-"""`python -m grader grade SUBMISSION [--out DIR] [--inprocess] [--tests PATTERN]`."""
+"""`python -m grader grade SUBMISSION [--out DIR] [--inprocess] [--tests PATTERN] [--part N]`,
+`python -m grader zip [FOLDER] [--out submission.zip]` (what `make submission` runs)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import api, report
+from . import api, packing, report
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +36,23 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="isolate workers less than the best available (to test the fallbacks)",
     )
+    z = sub.add_parser("zip", help="pack FOLDER/bpe into the zip you upload (make submission)")
+    z.add_argument("folder", type=Path, nargs="?", default=Path("starter"))
+    z.add_argument("--out", type=Path, default=Path("submission.zip"))
     return parser
+
+
+def zip_submission(args) -> int:
+    try:
+        names = packing.pack(args.folder, args.out)
+    except packing.PackingError as e:
+        print(f"grader: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"grader: error: {args.out}: cannot write the zip ({e.strerror or e})", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out} ({len(names)} files from {args.folder}/bpe): upload it to Gradescope")
+    return 0
 
 
 def grade(args) -> int:
@@ -81,4 +98,6 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "grade":
         return grade(args)
+    if args.command == "zip":
+        return zip_submission(args)
     return 2

@@ -24,7 +24,7 @@ def main(argv=None) -> int:
         else:
             dest = args.out or KIT / "dist/autograder.zip"
             files = gradescope.build(KIT, dest)
-    except (handout.LeakError, gradescope.BundleError, RubricError, OSError) as e:
+    except (handout.LeakError, handout.StarterError, gradescope.BundleError, RubricError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(f"wrote {dest} ({len(files)} files)")

@@ -6,6 +6,7 @@ VENV ?= .venv
 PY ?= $(VENV)/bin/python
 SUBMISSION ?= starter
 OUT ?= results
+ZIP ?= submission.zip
 NAME ?= trace
 
 # A PY given on the command line or in the environment is used as it is: no .venv is made.
@@ -44,7 +45,7 @@ corpus: $(SETUP)
 	$(PY) data/corpus.py
 
 submission: $(SETUP)
-	$(PY) -c 'import pathlib, zipfile; z = zipfile.ZipFile("submission.zip", "w", zipfile.ZIP_DEFLATED); [z.write(p, p.relative_to("starter")) for p in sorted(pathlib.Path("starter/bpe").rglob("*")) if p.is_file() and "__pycache__" not in p.parts]; z.close(); print("wrote submission.zip: upload it to Gradescope")'
+	$(PY) -m grader zip $(SUBMISSION) --out $(ZIP)
 
 clean:
 	rm -rf $(VENV) $(OUT) data/corpus submission.zip .pytest_cache .hypothesis
