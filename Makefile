@@ -13,6 +13,7 @@ JOBS ?= 2
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
+	@echo "make grade PART=2 | TESTS=expr                 a partial grade: one part, or tests matching a -k expr"
 	@echo "make submission [SUBMISSION=starter]            zip SUBMISSION/bpe into submission.zip (as the handout's)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
@@ -30,7 +31,7 @@ $(VENV)/.ok: pyproject.toml
 venv: $(VENV)/.ok
 
 grade: venv
-	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')
 
 submission: venv
 	$(PY) -m grader zip $(SUBMISSION) --out $(ZIP)

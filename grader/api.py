@@ -7,7 +7,8 @@
 Stable interface (the batch tools build on it):
 - `grade(submission, out_dir, *, tests=None, timeout_total=None, tests_dir=None, rubric=None) -> dict`
   writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
-  `tests` is a pytest -k expression selecting a subset (then unselected rubric entries are left out).
+  `tests` is a pytest -k expression selecting a subset, `part` a rubric part ("1", "2", "3", "E" or
+  "efficiency"); then unselected rubric entries are left out and the report says it is partial.
   results["extra_data"] = {"isolation": "namespaces+uid" | "uid" | "process-group", "max_score": N}.
 - Raises `GraderError` (a one-line message) when grading could not run at all: missing or corrupt
   submission, no bpe/ package, unusable rubric, graded suite broken, `timeout_total` exceeded.
@@ -37,6 +38,7 @@ class GraderError(Exception):
 class Grading:
     results: dict
     scored: list[Scored]
+    scope: report.Scope = report.Scope()
 
 
 def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
@@ -47,10 +49,32 @@ def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
     return sandbox_isolation(options.namespaces, options.unprivileged)
 
 
+def select_part(entries: list[rubric.Entry], part: str) -> list[rubric.Entry]:
+    """The rubric entries of one part; `part` as a student types it ("2", "E", "efficiency")."""
+    want = {"e": "efficiency", "4": "efficiency"}.get(part.strip().lower(), part.strip().lower())
+    chosen = [e for e in entries if str(e.part) == want]
+    if not chosen:
+        names = ", ".join(dict.fromkeys(str(e.part) for e in entries))
+        raise GraderError(f"--part {part!r}: no graded test belongs to it (parts: {names})")
+    return chosen
+
+
+def describe_selection(tests: str | None, part: str | None, entries: list[rubric.Entry]) -> str | None:
+    """How a partial grade picked its tests, in the report's words; None for a full grade."""
+    said = []
+    if part:
+        p = entries[0].part if entries else part
+        said.append("the efficiency tests" if p == "efficiency" else f"the tests of Part {p}")
+    if tests:
+        said.append(f"the tests matching {tests!r}")
+    return " and ".join(said) or None
+
+
 def run(
     submission_path: Path,
     *,
     tests: str | None = None,
+    part: str | None = None,
     timeout_total: float | None = None,
     tests_dir: Path | None = None,
     rubric_path: Path | None = None,
@@ -62,27 +86,37 @@ def run(
     """Grade without writing anything (the CLI's `--inprocess` stops here)."""
     started = time.monotonic()
     try:
-        entries = rubric.load(rubric_path or DEFAULT_RUBRIC)
+        rubric_file = rubric_path or DEFAULT_RUBRIC
+        entries = rubric.load(rubric_file)
+        withheld = rubric.withheld_points(rubric_file)
+        chosen = select_part(entries, part) if part else entries
         with submission.opened(Path(submission_path)) as parent:
             records = runner.run_suite(
                 parent,
                 tests_dir=tests_dir or runner.DEFAULT_TESTS_DIR,
                 pattern=tests,
+                node_ids=[e.id for e in chosen] if part else None,
                 inprocess=inprocess,
                 timeout_total=timeout_total,
                 hide=hide,
                 isolation=isolation,
             )
-        scored = score(entries, records, partial_run=bool(tests), allow_unlisted=allow_unlisted)
+        partial = bool(tests or part)
+        scored = score(chosen, records, partial_run=partial, allow_unlisted=allow_unlisted)
         if tests and not scored:
             raise GraderError(f"--tests {tests!r} selects none of the graded tests")
     except (SubmissionError, RubricError, runner.SuiteError) as e:
         raise GraderError(str(e)) from None
     elapsed = time.monotonic() - started
-    results = report.results_json(
-        scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation)
+    scope = report.Scope(
+        selection=describe_selection(tests, part, chosen) if partial else None,
+        total_points=sum(e.points for e in entries),
+        withheld=withheld,
     )
-    return Grading(results, scored)
+    results = report.results_json(
+        scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation), scope=scope
+    )
+    return Grading(results, scored, scope)
 
 
 def grade(

@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="import the submission into the grader (debugging only; writes no grade)",
     )
     g.add_argument("--tests", metavar="PATTERN", help="only tests matching this pytest -k expression")
+    g.add_argument("--part", metavar="N", help="only the tests of one part: 1, 2, 3 or E (efficiency)")
     g.add_argument("--tests-dir", type=Path, default=None, help="graded tests folder (default tests/graded)")
     g.add_argument("--rubric", type=Path, default=None, help="rubric file (default grader/rubric.toml)")
     g.add_argument("--timeout-total", type=float, default=None, help="give up after this many seconds")
@@ -61,7 +62,8 @@ def grade(args) -> int:
             args.out.mkdir(parents=True, exist_ok=True)
         grading = api.run(
             args.submission,
-            tests=args.tests,
+            tests=args.tests or None,
+            part=args.part or None,
             tests_dir=args.tests_dir,
             rubric_path=args.rubric,
             inprocess=args.inprocess,
@@ -90,7 +92,7 @@ def grade(args) -> int:
             f"grader: error: {args.out}: cannot create the report folder ({e.strerror or e})", file=sys.stderr
         )
         return 2
-    print(report.terminal(grading.scored, note=note))
+    print(report.terminal(grading.scored, note=note, scope=grading.scope))
     return 0
 
 

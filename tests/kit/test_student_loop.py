@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -127,3 +131,150 @@ def test_the_real_starter_is_all_stubs_and_the_solution_is_not():
     found = starter_check.filled_in(solution)
     assert "starter/bpe/training.py: train_bpe" in found and "starter/bpe/char_bpe.py: merge" in found
     assert not any(given in f for f in found for given in starter_check.GIVEN)
+
+
+# --- the terminal report ---------------------------------------------------------------------
+
+from grader import report  # noqa: E402
+from grader.calibration import Budget  # noqa: E402
+from grader.feedback import speed  # noqa: E402
+from grader.scoring import Scored  # noqa: E402
+
+FULL_RUBRIC = rubric.load(KIT / "grader/rubric.toml")
+
+
+def _scored() -> list[Scored]:
+    """Every rubric entry: passed, but one failure with long feedback and two measured gates."""
+    out = []
+    for e in FULL_RUBRIC:
+        s = Scored(e, "passed", e.points, "", "", 0.25)
+        if e.number == "2.10":
+            s = Scored(
+                e, "failed", 0, "train_bpe stopped early " * 12 + "\n  at merge #3: " + "x" * 20, "", 1.5
+            )
+        if e.number == "E.1":
+            s.figures = speed.figures("training", 0.92, Budget(1.37, "6 x the reference"))
+        if e.number == "E.3":
+            s.figures = speed.memory_figures("streaming memory", 2_000_000, 12_000_000)
+        out.append(s)
+    return out
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_the_terminal_report_fits_the_width(width):
+    text = report.terminal(_scored(), note="Reports: results/results.json, results/junit.xml", width=width)
+    too_long = [line for line in text.splitlines() if len(line) > width]
+    assert too_long == []
+    rows = [line for line in text.splitlines() if line.split(" ", 1)[0] in {e.number for e in FULL_RUBRIC}]
+    assert len(rows) == len(FULL_RUBRIC) and max(len(r) for r in rows) == width
+    longest = max(FULL_RUBRIC, key=lambda e: len(e.name))
+    assert (longest.name in text) == (width >= 42 + len(longest.name))  # shortened only when needed
+    assert "train_bpe stopped early train_bpe" in text  # wrapped, not cut
+
+
+def test_the_width_comes_from_the_terminal_and_never_goes_below_80(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
+    assert report.terminal_width() == 100
+    monkeypatch.setenv("COLUMNS", "40")
+    assert report.terminal_width() == report.MIN_WIDTH == 80
+
+
+def test_the_terminal_shows_each_gates_margin():
+    text = report.terminal(_scored(), width=100)
+    assert "  E.1   training: 0.67x of the budget" in text
+    assert "  E.3   streaming memory: 0.17x of the limit" in text
+
+
+def test_the_total_says_what_is_withheld_and_what_is_partial():
+    scored = [s for s in _scored() if s.entry.visibility == "visible"]
+    here = sum(s.score for s in scored)
+    withheld = sum(e.points for e in FULL_RUBRIC) - sum(s.entry.points for s in scored)
+    text = report.terminal(scored, width=100, scope=report.Scope(total_points=100, withheld=withheld))
+    assert (
+        f"Total: {here:g} / {here + 2:g} here; {withheld:g} more points from hidden tests are graded on Gradescope"
+        in text
+    )
+    part2 = [s for s in scored if s.entry.part == 2]
+    text = report.terminal(part2, width=80, scope=report.Scope("the tests of Part 2", 100))
+    assert "Partial grade: only the tests of Part 2 ran" in text and "hidden" not in text
+    full = report.terminal(_scored(), width=80, scope=report.Scope(total_points=100))
+    assert "Partial" not in full and "Gradescope" not in full
+
+
+def test_results_json_carries_the_figures_and_the_scope():
+    scored = _scored()
+    results = report.results_json(
+        scored, execution_time=1.0, isolation="uid", scope=report.Scope("the tests of Part 2", 100, 7)
+    )
+    by_number = {t["number"]: t for t in results["tests"]}
+    assert by_number["E.1"]["extra_data"]["figures"]["ratio"] == pytest.approx(0.92 / 1.37, abs=1e-4)
+    assert "extra_data" not in by_number["1.1"]
+    assert results["extra_data"]["partial"] == "the tests of Part 2"
+    assert results["extra_data"]["withheld_points"] == 7
+    json.dumps(results)  # Gradescope reads it as JSON
+
+
+def test_a_property_test_failure_shows_the_shrunk_input():
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from grader.outcome import classify
+
+    @settings(derandomize=True, database=None, print_blob=False)
+    @given(st.text())
+    def prop(text):
+        if "<" in text:
+            raise KeyError(text[1:])
+
+    with pytest.raises(KeyError) as info:
+        prop()
+    status, text = classify(info)
+    assert status == "failed"
+    assert text.endswith("The input that caused it (the smallest that hypothesis found):\n    text='<'")
+    assert "prop" not in text.split("KeyError")[-1]  # the test's name stays out (hidden tests)
+
+    with pytest.raises(ValueError) as plain:
+        raise ValueError("not a property test")
+    assert "hypothesis" not in classify(plain)[1]
+
+
+# --- a partial grade --------------------------------------------------------------------------
+
+
+def test_part_selects_by_rubric_part():
+    from grader.api import GraderError, select_part
+
+    assert {e.part for e in select_part(FULL_RUBRIC, "2")} == {2}
+    assert select_part(FULL_RUBRIC, "E") == select_part(FULL_RUBRIC, "efficiency")
+    assert len(select_part(FULL_RUBRIC, "1")) == sum(e.part == 1 for e in FULL_RUBRIC)
+    with pytest.raises(GraderError, match=r"--part '7': no graded test belongs to it"):
+        select_part(FULL_RUBRIC, "7")
+
+
+def test_make_grade_part_1_grades_part_1_only_and_says_it_is_partial():
+    out = Path(tempfile.mkdtemp(prefix="g", dir="/tmp")) / "results"  # a short path: it is printed
+    r = subprocess.run(
+        [
+            "make",
+            "-s",
+            "-C",
+            str(KIT),
+            "-o",
+            ".venv/.ok",
+            "grade",
+            f"PY={sys.executable}",
+            "PART=1",
+            f"OUT={out}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    results = json.loads((out / "results.json").read_text())
+    assert {t["number"] for t in results["tests"]} == {e.number for e in FULL_RUBRIC if e.part == 1}
+    assert results["extra_data"]["partial"] == "the tests of Part 1"
+    assert "Partial grade: only the tests of Part 1 ran" in r.stdout
+    assert [line for line in r.stdout.splitlines() if len(line) > 80] == []
+    shutil.rmtree(out.parent)

@@ -20,6 +20,7 @@ endif
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade your bpe (a folder holding bpe/, or a zip)"
+	@echo "make grade PART=2 | TESTS=expr                 a quick, partial grade: one part (1, 2, 3, E), or some tests"
 	@echo "make lab NAME=trace                             run an experiment on your bpe (see assignment/README.md)"
 	@echo "make corpus                                     generate the practice corpus in data/corpus/"
 	@echo "make submission                                 build submission.zip to upload"
@@ -36,7 +37,7 @@ $(VENV)/.ok: pyproject.toml
 venv: $(VENV)/.ok
 
 grade: $(SETUP)
-	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')
 
 lab: $(SETUP)
 	$(PY) -m assignment.labs $(NAME) --submission $(SUBMISSION)
