@@ -278,3 +278,20 @@ def test_make_grade_part_1_grades_part_1_only_and_says_it_is_partial():
     assert "Partial grade: only the tests of Part 1 ran" in r.stdout
     assert [line for line in r.stdout.splitlines() if len(line) > 80] == []
     shutil.rmtree(out.parent)
+
+
+def test_the_bench_splits_a_grade_into_start_up_parts_and_slowest_tests(tmp_path):
+    from bench.grading import where_the_time_goes
+
+    scored = _scored()
+    report.write_junit(scored, tmp_path, execution_time=60.0)
+    split = where_the_time_goes(tmp_path / "junit.xml", wall_s=60.0)
+    tests_s = sum(s.duration for s in scored)
+    assert split["tests_s"] == pytest.approx(tests_s, abs=0.01)
+    assert split["startup_s"] == pytest.approx(60.0 - tests_s, abs=0.01)
+    assert split["by_part"]["part 2"] == pytest.approx(sum(s.duration for s in scored if s.entry.part == 2))
+    assert split["slowest"][0] == {
+        "test": "2.10 " + next(e.name for e in FULL_RUBRIC if e.number == "2.10"),
+        "seconds": 1.5,
+    }
+    assert where_the_time_goes(tmp_path / "missing.xml", 1.0) is None
