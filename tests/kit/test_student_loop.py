@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -295,3 +296,31 @@ def test_the_bench_splits_a_grade_into_start_up_parts_and_slowest_tests(tmp_path
         "seconds": 1.5,
     }
     assert where_the_time_goes(tmp_path / "missing.xml", 1.0) is None
+
+
+# --- the handout's own rules ------------------------------------------------------------------
+
+
+def test_the_rule_table_names_only_visible_rubric_tests(tmp_path):
+    from assignment import build
+
+    tests = build.load_rubric()
+    table = build.render_rules(tests)
+    for t in tests:
+        if build.is_hidden(t):
+            assert f"{t['number']} {t['name']}" not in table
+    assert "| Part 2 | 2.7 train_bpe: \\r and \\r\\n are kept as they are |" in table
+    hidden = next(t["number"] for t in tests if build.is_hidden(t))
+    for bad in [hidden, "9.99"]:
+        rules = tmp_path / f"rules-{bad}.toml"
+        rules.write_text(f'[[rule]]\nrule = "r"\nwhere = "Part 2"\ntests = ["{bad}"]\n')
+        with pytest.raises(build.RubricError, match=f"'{re.escape(bad)}' is not a visible test"):
+            build.render_rules(tests, rules)
+
+
+def test_the_committed_rule_table_is_the_generated_one():
+    from assignment import build
+
+    text = build.HANDOUT.read_text(encoding="utf-8")
+    committed = build.current_block(text, build.RULES_BEGIN, build.RULES_END)
+    assert committed == build.render_rules(build.load_rubric())
