@@ -70,7 +70,8 @@ def results_json(
         summary += f" Partial grade: only {scope.selection} ran."
         extra["partial"] = scope.selection
     if scope.withheld:
-        summary += f" {_points(scope.withheld)} more points come from hidden tests, graded on Gradescope."
+        if not scope.selection:
+            summary += f" {_points(scope.withheld)} more points come from hidden tests, graded on Gradescope."
         extra["withheld_points"] = _points(scope.withheld)
     return {
         "score": _points(total),
@@ -171,14 +172,15 @@ def total_line(scored: list[Scored], scope: Scope = Scope()) -> list[str]:
     maximum = sum(s.entry.points for s in scored)
     line = f"Total: {_points(total)} / {_points(maximum)}"
     lines = []
-    if scope.withheld:
+    if scope.withheld and not scope.selection:
         line += f" here; {_points(scope.withheld)} more points from hidden tests are graded on Gradescope"
     lines.append(line)
     if scope.selection:
         lines.append(
             f"Partial grade: only {scope.selection} ran ({_points(maximum)} of the "
-            f"{_points(scope.total_points)} points here); `make grade` runs them all."
+            f"{_points(scope.total_points)} points here)."
         )
+        lines.append("Run `make grade` (no PART or TESTS) for the full grade.")
     return lines
 
 

@@ -196,7 +196,7 @@ def test_the_total_says_what_is_withheld_and_what_is_partial():
         in text
     )
     part2 = [s for s in scored if s.entry.part == 2]
-    text = report.terminal(part2, width=80, scope=report.Scope("the tests of Part 2", 100))
+    text = report.terminal(part2, width=80, scope=report.Scope("the tests of Part 2", 100, withheld))
     assert "Partial grade: only the tests of Part 2 ran" in text and "hidden" not in text
     full = report.terminal(_scored(), width=80, scope=report.Scope(total_points=100))
     assert "Partial" not in full and "Gradescope" not in full
