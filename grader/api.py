@@ -9,7 +9,10 @@ Stable interface (the batch tools build on it):
   writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
   `tests` is a pytest -k expression selecting a subset, `part` a rubric part ("1", "2", "3", "E" or
   "efficiency"); then unselected rubric entries are left out and the report says it is partial.
-  results["extra_data"] = {"isolation": "namespaces+uid" | "uid" | "process-group", "max_score": N}.
+  results["extra_data"] = {"isolation": "namespaces+uid" | "uid" | "process-group", "max_score": N},
+  plus "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
+  leaves hidden tests to Gradescope (the handout's). A speed or memory gate's test entry carries
+  its measurement as data: test["extra_data"]["figures"] (grader/feedback/speed.py).
 - Raises `GraderError` (a one-line message) when grading could not run at all: missing or corrupt
   submission, no bpe/ package, unusable rubric, graded suite broken, `timeout_total` exceeded.
   A submission that crashes, hangs or misbehaves is NOT an error: it is graded (and loses points).
@@ -18,7 +21,7 @@ Stable interface (the batch tools build on it):
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import report, rubric, runner, submission
@@ -38,7 +41,7 @@ class GraderError(Exception):
 class Grading:
     results: dict
     scored: list[Scored]
-    scope: report.Scope = report.Scope()
+    scope: report.Scope = field(default_factory=report.Scope)
 
 
 def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:

@@ -1,8 +1,9 @@
 """The three faces of a grade: Gradescope's results.json, junit.xml, and the terminal table.
 
 results.json is deterministic for a given submission apart from timings: `execution_time`, and the
-measured seconds and megabytes that the efficiency tests report next to their verdict (tests come
-in rubric order, with no durations and no temp paths). Scores and statuses never vary.
+measured seconds and megabytes that the efficiency tests report next to their verdict and as data
+in the test's `extra_data.figures` (tests come in rubric order, with no durations and no temp
+paths). Scores and statuses never vary.
 """
 
 from __future__ import annotations
