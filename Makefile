@@ -5,14 +5,17 @@ PY := $(VENV)/bin/python
 KIT := $(VENV)/bin/bpe-kit
 SUBMISSION ?= starter
 OUT ?= results
+ZIP ?= submission.zip
 NAME ?= trace
 SUBMISSIONS ?= submissions
 JOBS ?= 2
 
-.PHONY: help venv lock grade test fixtures kill-matrix data corpus bench handout gradescope lab class clean
+.PHONY: help venv lock grade submission test fixtures kill-matrix data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
+	@echo "make grade PART=2 | TESTS=expr                 a partial grade: one part, or tests matching a -k expr"
+	@echo "make submission [SUBMISSION=starter]            zip SUBMISSION/bpe into submission.zip (as the handout's)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
@@ -40,7 +43,10 @@ lock: venv
 	$(UV_LOCK) --group dev --extra bench -c requirements/dev.txt -o requirements/bench.txt
 
 grade: venv
-	$(KIT) grade $(SUBMISSION) --out $(OUT)
+	$(KIT) grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')
+
+submission: venv
+	$(KIT) zip $(SUBMISSION) --out $(ZIP)
 
 test: venv
 	$(PY) -m pytest
@@ -78,4 +84,4 @@ gradescope: venv
 	$(KIT) release gradescope
 
 clean:
-	rm -rf $(VENV) results dist build .pytest_cache .hypothesis data/corpus
+	rm -rf $(VENV) results submission.zip dist build .pytest_cache .hypothesis data/corpus

@@ -5,7 +5,9 @@ Two tables are never edited by hand, so the handout cannot promise what the grad
   marked hidden or living in test_hidden_*.py files, are counted, never named: "hidden tests:
   N points" per part);
 - the speed and memory limits in assignment/part4_efficiency.md, from grader/calibration.py and
-  the memory gate of tests/graded/test_efficiency.py.
+  the memory gate of tests/graded/test_efficiency.py;
+- the table of this kit's own rules in assignment/README.md, from assignment/kit_rules.toml, with
+  the tests that check each rule named from the rubric (only visible tests may be cited).
 Each sits between two markers. `--check` only compares (exit 1 if a committed table is out of
 date); the kit's tests run the same comparison.
 """
@@ -28,6 +30,9 @@ EFFICIENCY = ROOT / "assignment" / "part4_efficiency.md"
 BUDGETS_BEGIN = "<!-- budgets:begin -->"
 BUDGETS_END = "<!-- budgets:end -->"
 SPEED_TESTS = ROOT / "tests" / "graded" / "test_efficiency.py"
+KIT_RULES = ROOT / "assignment" / "kit_rules.toml"
+RULES_BEGIN = "<!-- kit-rules:begin -->"
+RULES_END = "<!-- kit-rules:end -->"
 
 PARTS = {
     1: "Part 1: character-level BPE",
@@ -102,6 +107,28 @@ def render_table(tests: list[dict]) -> str:
         if hidden:
             lines.append(f"| | hidden tests: {_points(hidden)} points | {_points(hidden)} |")
     lines.append(f"| | **Total** | **{_points(sum(t['points'] for t in tests))}** |")
+    return "\n".join(lines)
+
+
+def render_rules(tests: list[dict], path: Path = KIT_RULES) -> str:
+    """The kit's own rules, each with the visible tests that check it (number and rubric name)."""
+    try:
+        rules = tomllib.loads(path.read_text(encoding="utf-8")).get("rule", [])
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise RubricError(f"{path}: {error}") from None
+    visible = {str(t["number"]): t for t in tests if not is_hidden(t)}
+    lines = ["| Rule | Stated in | Checked by |", "| --- | --- | --- |"]
+    for i, rule in enumerate(rules, start=1):
+        where = f"{path}: [[rule]] number {i}"
+        if not all(isinstance(rule.get(k), str) for k in ("rule", "where")) or not isinstance(
+            rule.get("tests"), list
+        ):
+            raise RubricError(f"{where}: needs rule and where (strings) and tests (a list)")
+        unknown = [n for n in rule["tests"] if str(n) not in visible]
+        if unknown:
+            raise RubricError(f"{where}: {unknown[0]!r} is not a visible test of grader/rubric.toml")
+        checked = "; ".join(f"{n} {visible[str(n)]['name']}" for n in rule["tests"]) or "no graded test"
+        lines.append(f"| {_cell(rule['rule'])} | {_cell(rule['where'])} | {_cell(checked)} |")
     return "\n".join(lines)
 
 
@@ -183,7 +210,13 @@ def generated_files() -> tuple[dict[Path, tuple[str, str]], list[str]]:
     """Each handout file with a generated block -> (its text now, its text as generated), and the
     errors of the blocks that could not be generated (the others are still returned)."""
     jobs = {
-        HANDOUT: lambda text: replace_block(text, render_table(load_rubric())),
+        HANDOUT: lambda text: replace_block(
+            replace_block(text, render_table(load_rubric())),
+            render_rules(load_rubric()),
+            HANDOUT,
+            RULES_BEGIN,
+            RULES_END,
+        ),
         EFFICIENCY: lambda text: replace_block(
             text, render_budgets(), EFFICIENCY, BUDGETS_BEGIN, BUDGETS_END
         ),
@@ -209,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         for path in stale:
             print(
-                f"error: {path.relative_to(ROOT)} is out of date with grader/rubric.toml or "
-                "grader/calibration.py; run `python -m assignment.build`",
+                f"error: {path.relative_to(ROOT)} is out of date with grader/rubric.toml, "
+                "grader/calibration.py or assignment/kit_rules.toml; run `python -m assignment.build`",
                 file=sys.stderr,
             )
         if not stale and not errors:

@@ -1,7 +1,10 @@
-"""How long the grader takes: one full grade of the reference, and a class graded in batch.
+"""How long the grader takes: a full grade of the reference, a Part-2-only grade (a student's quick
+loop, `make grade PART=2`), and a class graded in batch.
 
-Both go through the same commands an instructor types, so the figures include everything a real
-run pays for (sandbox start-up, the worker, every graded test).
+All go through the same commands an instructor or a student types, so the figures include
+everything a real run pays for. Where a full grade's seconds go is read from its junit.xml (each
+test's own time, which includes starting its fresh worker and, for the speed gates, calibration);
+the rest of the wall time is the grader's own start-up: pytest, collection, the sandbox check.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import json
 import shutil
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from bench import measure
@@ -40,7 +44,7 @@ def run_grading(*, runs: int, farm_students: int, jobs: int, timeout_s: float) -
     if why_not:
         section["note"] = why_not
         return section
-    times, scores = [], []
+    times, scores, splits = [], [], []
     with tempfile.TemporaryDirectory(prefix="bench-grade-") as tmp:
         for i in range(runs):
             out = Path(tmp) / f"run{i}"
@@ -56,10 +60,50 @@ def run_grading(*, runs: int, farm_students: int, jobs: int, timeout_s: float) -
             except (OSError, ValueError, KeyError):
                 section["error"] = "grading the reference wrote no readable results.json"
                 break
+            splits.append(where_the_time_goes(out / "junit.xml", outcome.wall_s))
+        if times and "error" not in section:
+            section["part2"] = run_part(Path(tmp) / "part2", "2", timeout_s)
     if times:
         section.update(seconds=measure.median(times), all_seconds=times, score=scores[-1])
+        if splits and splits[-1]:
+            section["split"] = splits[-1]  # of the last full grade
     section["farm"] = run_farm(farm_students, jobs, timeout_s)
     return section
+
+
+def where_the_time_goes(junit: Path, wall_s: float) -> dict | None:
+    """Seconds per part and the slowest tests of one grade, from its junit.xml; the start-up is the
+    wall time no test accounts for."""
+    try:
+        cases = ET.parse(junit).getroot().iter("testcase")
+        times = [(c.get("classname", ""), c.get("name", ""), float(c.get("time", 0))) for c in cases]
+    except (OSError, ET.ParseError, ValueError):
+        return None
+    by_part: dict[str, float] = {}
+    for part, _name, t in times:
+        by_part[part] = round(by_part.get(part, 0.0) + t, 2)
+    tests_s = sum(t for _, _, t in times)
+    slowest = sorted(times, key=lambda x: -x[2])[:5]
+    return {
+        "tests_s": round(tests_s, 2),
+        "startup_s": round(max(0.0, wall_s - tests_s), 2),
+        "by_part": by_part,
+        "slowest": [{"test": name, "seconds": round(t, 2)} for _, name, t in slowest],
+    }
+
+
+def run_part(out: Path, part: str, timeout_s: float) -> dict:
+    """One `--part` grade of the reference: the student's quick loop."""
+    cmd = [sys.executable, "-m", "grader", "grade", "solution", "--out", str(out), "--part", part]
+    outcome, _status, _stderr = measure.run_process(cmd, timeout_s=timeout_s)
+    if not outcome.ok:
+        return {"note": f"not measured: `--part {part}` failed: {outcome.error}"}
+    return {
+        "part": part,
+        "seconds": outcome.wall_s,
+        "split": where_the_time_goes(out / "junit.xml", outcome.wall_s),
+        "command": f"python -m grader grade solution --part {part}",
+    }
 
 
 def run_farm(students: int, jobs: int, timeout_s: float) -> dict:

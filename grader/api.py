@@ -7,19 +7,23 @@
 Stable interface (the batch tools build on it):
 - `grade(submission, out_dir, *, tests=None, timeout_total=None, tests_dir=None, rubric=None) -> dict`
   writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
-  `tests` is a pytest -k expression selecting a subset (then unselected rubric entries are left out).
-  results["extra_data"] = {"isolation": "namespaces+uid" | "uid" | "process-group", "max_score": N}.
+  `tests` is a pytest -k expression selecting a subset, `part` a rubric part ("1", "2", "3", "E" or
+  "efficiency"); then unselected rubric entries are left out and the report says it is partial.
+  results["extra_data"] = {"isolation": "namespaces+uid" | "uid" | "process-group", "max_score": N},
+  plus "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
+  leaves hidden tests to Gradescope (the handout's). A speed or memory gate's test entry carries
+  its measurement as data: test["extra_data"]["figures"] (grader/checks/speed.py).
 - Raises a `grader.errors.GraderError` (a one-line message) when grading could not run at all,
   unchanged from where it was found: `SubmissionError` for a missing or corrupt submission or no
   bpe/ package (the student's to fix), `RubricError`, `SuiteError` (graded suite broken,
-  `timeout_total` exceeded), `NothingSelected`, `ReportError`.
+  `timeout_total` exceeded), `NothingSelected` (--tests or --part picks no graded test), `ReportError`.
   A submission that crashes, hangs or misbehaves is NOT an error: it is graded (and loses points).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import intake, report, rubric
@@ -37,6 +41,7 @@ __all__ = ["GraderError", "Grading", "grade", "isolation_level", "run", "write"]
 class Grading:
     results: dict
     scored: list[Scored]
+    scope: report.Scope = field(default_factory=report.Scope)
 
 
 def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
@@ -47,10 +52,32 @@ def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
     return sandbox_isolation(options.namespaces, options.unprivileged)
 
 
+def select_part(entries: list[rubric.Entry], part: str) -> list[rubric.Entry]:
+    """The rubric entries of one part; `part` as a student types it ("2", "E", "efficiency")."""
+    want = {"e": "efficiency", "4": "efficiency"}.get(part.strip().lower(), part.strip().lower())
+    chosen = [e for e in entries if str(e.part) == want]
+    if not chosen:
+        names = ", ".join(dict.fromkeys(str(e.part) for e in entries))
+        raise NothingSelected(f"--part {part!r}: no graded test belongs to it (parts: {names})")
+    return chosen
+
+
+def describe_selection(tests: str | None, part: str | None, entries: list[rubric.Entry]) -> str | None:
+    """How a partial grade picked its tests, in the report's words; None for a full grade."""
+    said = []
+    if part:
+        p = entries[0].part if entries else part
+        said.append("the efficiency tests" if p == "efficiency" else f"the tests of Part {p}")
+    if tests:
+        said.append(f"the tests matching {tests!r}")
+    return " and ".join(said) or None
+
+
 def run(
     submission_path: Path,
     *,
     tests: str | None = None,
+    part: str | None = None,
     timeout_total: float | None = None,
     tests_dir: Path | None = None,
     rubric_path: Path | None = None,
@@ -61,25 +88,35 @@ def run(
 ) -> Grading:
     """Grade without writing anything (the CLI's `--inprocess` stops here)."""
     started = time.monotonic()
-    entries = rubric.load(rubric_path or DEFAULT_RUBRIC)
+    rubric_file = rubric_path or DEFAULT_RUBRIC
+    entries = rubric.load(rubric_file)
+    withheld = rubric.withheld_points(rubric_file)
+    chosen = select_part(entries, part) if part else entries
     with intake.opened(Path(submission_path)) as parent:
         records = runner.run_suite(
             parent,
             tests_dir=tests_dir or DEFAULT_TESTS_DIR,
             pattern=tests,
+            node_ids=[e.id for e in chosen] if part else None,
             inprocess=inprocess,
             timeout_total=timeout_total,
             hide=hide,
             isolation=isolation,
         )
-    scored = score(entries, records, partial_run=bool(tests), allow_unlisted=allow_unlisted)
+    partial = bool(tests or part)
+    scored = score(chosen, records, partial_run=partial, allow_unlisted=allow_unlisted)
     if tests and not scored:
         raise NothingSelected(f"--tests {tests!r} selects none of the graded tests")
     elapsed = time.monotonic() - started
-    results = report.results_json(
-        scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation)
+    scope = report.Scope(
+        selection=describe_selection(tests, part, chosen) if partial else None,
+        total_points=sum(e.points for e in entries),
+        withheld=withheld,
     )
-    return Grading(results, scored)
+    results = report.results_json(
+        scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation), scope=scope
+    )
+    return Grading(results, scored, scope)
 
 
 def grade(

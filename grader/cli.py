@@ -1,13 +1,14 @@
 """`bpe-kit COMMAND ...` (or `python -m grader COMMAND ...`): the kit's one command line.
 
-    bpe-kit grade SUBMISSION [--out DIR] [--inprocess] [--tests PATTERN]   grade one submission
-    bpe-kit farm {grade,report,merge} ...         grade a whole class (grader/farm/)
+    bpe-kit grade SUBMISSION [--out DIR] [--tests PATTERN] [--part N]   grade one submission
+    bpe-kit zip [FOLDER] [--out submission.zip]   the zip a student uploads (make submission)
+    bpe-kit farm {grade,report,merge,...} ...     grade a whole class (grader/farm/)
     bpe-kit release {handout,gradescope}          build dist/handout.zip or dist/autograder.zip
     bpe-kit fixtures [--engine ...]               regenerate the golden fixtures (grader/oracles/)
     bpe-kit lab NAME [--submission DIR]           one experiment on a bpe package (assignment/labs/)
 
-`grade` is defined here; the others are each their own tool's parser, reached by name, imported only
-when asked for (a grade never loads the farm or the release builder).
+`grade` and `zip` are defined here; the others are each their own tool's parser, reached by name,
+imported only when asked for (a grade never loads the farm or the release builder).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import importlib
 import sys
 from pathlib import Path
 
-from . import api, report
-from .errors import GraderError
+from . import api, packing, report
+from .errors import GraderError, PackingError
 
 # command -> (module whose main(argv) runs it, one line of help)
 TOOLS = {
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="import the submission into the grader (debugging only; writes no grade)",
     )
     g.add_argument("--tests", metavar="PATTERN", help="only tests matching this pytest -k expression")
+    g.add_argument("--part", metavar="N", help="only the tests of one part: 1, 2, 3 or E (efficiency)")
     g.add_argument("--tests-dir", type=Path, default=None, help="graded tests folder (default tests/graded)")
     g.add_argument("--rubric", type=Path, default=None, help="rubric file (default grader/rubric.toml)")
     g.add_argument("--timeout-total", type=float, default=None, help="give up after this many seconds")
@@ -55,9 +57,25 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="isolate workers less than the best available (to test the fallbacks)",
     )
+    z = sub.add_parser("zip", help="pack FOLDER/bpe into the zip you upload (make submission)")
+    z.add_argument("folder", type=Path, nargs="?", default=Path("starter"))
+    z.add_argument("--out", type=Path, default=Path("submission.zip"))
     for name, (_module, help_text) in TOOLS.items():
         sub.add_parser(name, help=help_text, add_help=False)
     return parser
+
+
+def zip_submission(args) -> int:
+    try:
+        names = packing.pack(args.folder, args.out)
+    except PackingError as e:
+        print(f"grader: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"grader: error: {args.out}: cannot write the zip ({e.strerror or e})", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out} ({len(names)} files from {args.folder}/bpe): upload it to Gradescope")
+    return 0
 
 
 def grade(args) -> int:
@@ -66,7 +84,8 @@ def grade(args) -> int:
             args.out.mkdir(parents=True, exist_ok=True)
         grading = api.run(
             args.submission,
-            tests=args.tests,
+            tests=args.tests or None,
+            part=args.part or None,
             tests_dir=args.tests_dir,
             rubric_path=args.rubric,
             inprocess=args.inprocess,
@@ -95,7 +114,7 @@ def grade(args) -> int:
             f"grader: error: {args.out}: cannot create the report folder ({e.strerror or e})", file=sys.stderr
         )
         return 2
-    print(report.terminal(grading.scored, note=note))
+    print(report.terminal(grading.scored, note=note, scope=grading.scope))
     return 0
 
 
@@ -114,4 +133,6 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "grade":
         return grade(args)
+    if args.command == "zip":
+        return zip_submission(args)
     return 2

@@ -43,8 +43,16 @@ class ReportError(GraderError):
     """The report folder cannot be created or written."""
 
 
+class PackingError(Exception):
+    """`bpe-kit zip` cannot pack the submission; str() is one line naming the folder and the problem."""
+
+
 class LeakError(RuntimeError):
     """The handout would contain something hidden; nothing was written."""
+
+
+class StarterError(RuntimeError):
+    """The handout's starter would ship something other than its committed stubs; nothing was written."""
 
 
 class BundleError(RuntimeError):

@@ -1,19 +1,36 @@
 """The three faces of a grade: Gradescope's results.json, junit.xml, and the terminal table.
 
 results.json is deterministic for a given submission apart from timings: `execution_time`, and the
-measured seconds and megabytes that the efficiency tests report next to their verdict (tests come
-in rubric order, with no durations and no temp paths). Scores and statuses never vary.
+measured seconds and megabytes that the efficiency tests report next to their verdict and as data
+in the test's `extra_data.figures` (tests come in rubric order, with no durations and no temp
+paths). Scores and statuses never vary.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 
+from .checks.speed import margin
 from .scoring import Scored
 
 OUTPUT_NOTE = "Output of your code during this test:\n"
+MIN_WIDTH = 80
+MAX_WIDTH = 120
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a grade covers: the tests it ran (`selection` says how they were picked, None for all),
+    and the points this copy of the rubric leaves to Gradescope (`withheld`)."""
+
+    selection: str | None = None
+    total_points: float = 0
+    withheld: float = 0
 
 
 def _points(x: float) -> float | int:
@@ -27,7 +44,9 @@ def test_output(s: Scored) -> str:
     return "\n\n".join(parts)
 
 
-def results_json(scored: list[Scored], *, execution_time: float, isolation: str) -> dict:
+def results_json(
+    scored: list[Scored], *, execution_time: float, isolation: str, scope: Scope = Scope()
+) -> dict:
     total = sum(s.score for s in scored)
     maximum = sum(s.entry.points for s in scored)
     tests = [
@@ -39,6 +58,7 @@ def results_json(scored: list[Scored], *, execution_time: float, isolation: str)
             "status": "passed" if s.status == "passed" else "failed",
             "visibility": s.entry.visibility,
             "output": test_output(s),
+            **({"extra_data": {"figures": s.figures}} if s.figures else {}),
         }
         for s in scored
     ]
@@ -46,12 +66,20 @@ def results_json(scored: list[Scored], *, execution_time: float, isolation: str)
     summary = f"Score: {_points(total)} / {_points(maximum)}."
     if not_impl:
         summary += f" {not_impl} test(s) reach code that is not implemented yet."
+    extra = {"isolation": isolation, "max_score": _points(maximum)}
+    if scope.selection:
+        summary += f" Partial grade: only {scope.selection} ran."
+        extra["partial"] = scope.selection
+    if scope.withheld:
+        if not scope.selection:
+            summary += f" {_points(scope.withheld)} more points come from hidden tests, graded on Gradescope."
+        extra["withheld_points"] = _points(scope.withheld)
     return {
         "score": _points(total),
         "execution_time": round(execution_time, 2),
         "output": summary,
         "tests": tests,
-        "extra_data": {"isolation": isolation, "max_score": _points(maximum)},
+        "extra_data": extra,
     }
 
 
@@ -114,24 +142,79 @@ def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -
     return path
 
 
-def terminal(scored: list[Scored], *, note: str = "") -> str:
-    """The table a student reads first, then every failure's feedback, then the total."""
-    width = max([len(s.entry.name) for s in scored] + [4])
-    width = min(width, 76)
-    lines = [f"{'#':<6} {'test':<{width}} {'points':>9}  {'status':<16} {'time':>7}"]
+def terminal_width() -> int:
+    """The terminal's columns, kept between 80 (a row never needs fewer) and 120 (easy reading)."""
+    return max(MIN_WIDTH, min(MAX_WIDTH, shutil.get_terminal_size((100, 24)).columns))
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3].rstrip() + "..."
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Each line wrapped at `width`, its indentation kept; long words (paths, reprs) are not cut."""
+    out = []
+    for line in text.splitlines():
+        indent = line[: len(line) - len(line.lstrip())]
+        out += textwrap.wrap(
+            line,
+            width,
+            subsequent_indent=indent + "  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+            drop_whitespace=False,
+        ) or [""]
+    return [line.rstrip() for line in out]
+
+
+def total_line(scored: list[Scored], scope: Scope = Scope()) -> list[str]:
+    """The total, with what it leaves out: unselected tests, and hidden ones graded on Gradescope."""
+    total = sum(s.score for s in scored)
+    maximum = sum(s.entry.points for s in scored)
+    line = f"Total: {_points(total)} / {_points(maximum)}"
+    lines = []
+    if scope.withheld and not scope.selection:
+        line += f" here; {_points(scope.withheld)} more points from hidden tests are graded on Gradescope"
+    lines.append(line)
+    if scope.selection:
+        lines.append(
+            f"Partial grade: only {scope.selection} ran ({_points(maximum)} of the "
+            f"{_points(scope.total_points)} points here)."
+        )
+        lines.append("Run `make grade` (no PART or TESTS) for the full grade.")
+    return lines
+
+
+def terminal(
+    scored: list[Scored], *, note: str = "", width: int | None = None, scope: Scope = Scope()
+) -> str:
+    """The table a student reads first, each speed gate's margin, every failure's feedback, the total.
+
+    Fits `width` columns (default: the terminal's, see `terminal_width`): names are shortened,
+    feedback is wrapped."""
+    width = width or terminal_width()
+    fixed = 6 + 1 + 1 + 9 + 2 + 15 + 1 + 7  # number, points, status, time and the spaces between
+    name_w = max(12, width - fixed)
+    name_w = min(name_w, max([len(s.entry.name) for s in scored] + [4]))
+    lines = [f"{'#':<6} {'test':<{name_w}} {'points':>9}  {'status':<15} {'time':>7}"]
     lines.append("-" * len(lines[0]))
     for s in scored:
         pts = f"{_points(s.score)}/{_points(s.entry.points)}"
         lines.append(
-            f"{s.entry.number:<6} {s.entry.name[:width]:<{width}} {pts:>9}  "
-            f"{s.status:<16} {s.duration:>6.2f}s"
+            f"{s.entry.number:<6} {_shorten(s.entry.name, name_w):<{name_w}} {pts:>9}  "
+            f"{s.status:<15} {s.duration:>6.2f}s"
         )
+    gates = [s for s in scored if s.figures]
+    if gates:
+        lines += ["", "Measured (1.00x is the limit; less passes):"]
+        lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
     for s in scored:
         if s.status != "passed":
-            lines += ["", f"--- {s.entry.number} {s.entry.name}: {s.status}", test_output(s).rstrip()]
-    total = sum(s.score for s in scored)
-    maximum = sum(s.entry.points for s in scored)
-    lines += ["", f"Total: {_points(total)} / {_points(maximum)}"]
+            lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
+            lines += _wrap(test_output(s).rstrip(), width)
+    lines.append("")
+    for line in total_line(scored, scope):
+        lines += _wrap(line, width)
     if note:
-        lines.append(note)
+        lines += _wrap(note, width)
     return "\n".join(lines)

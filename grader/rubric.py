@@ -7,6 +7,9 @@ name = "CharBPE reproduces the worked trace"
 part = 1                            # 1, 2, 3 or "efficiency"
 points = 4
 visibility = "visible"              # visible | hidden | after_due_date | after_published
+
+The handout's copy has no hidden entries; instead a top-level `withheld_points = N` (written by
+grader/release/rubric_filter.py) says how many points only Gradescope grades.
 """
 
 from __future__ import annotations
@@ -34,14 +37,26 @@ class Entry:
         return nodeid == self.id or (nodeid.startswith(self.id + "[") and "[" not in self.id)
 
 
-def load(path: Path) -> list[Entry]:
-    path = Path(path)
+def _read(path: Path) -> dict:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise RubricError(f"{path}: rubric file not found") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise RubricError(f"{path}: cannot read the rubric ({e})") from None
+
+
+def withheld_points(path: Path) -> float:
+    """Points of the tests this copy of the rubric leaves out (0 in the kit)."""
+    value = _read(Path(path)).get("withheld_points", 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise RubricError(f"{path}: withheld_points must be a non-negative number")
+    return value
+
+
+def load(path: Path) -> list[Entry]:
+    path = Path(path)
+    data = _read(path)
     tables = data.get("test")
     if not isinstance(tables, list) or not tables:
         raise RubricError(f"{path}: no [[test]] tables")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import RubricError
 from .rubric import Entry, number_key
@@ -16,6 +16,7 @@ class Scored:
     feedback: str
     output: str
     duration: float
+    figures: dict = field(default_factory=dict)  # what a gate measured (grader/checks/speed.py)
 
 
 def score(
@@ -42,9 +43,10 @@ def score(
         bad = [r for r in mine if r["status"] != "passed"]
         duration = sum(r["duration"] for r in mine)
         output = "".join(r["output"] for r in mine)
+        figures = next((r["figures"] for r in mine if r.get("figures")), {})
         if not bad:
             notes = "\n".join(r["feedback"] for r in mine if r["feedback"])
-            results.append(Scored(entry, "passed", entry.points, notes, output, duration))
+            results.append(Scored(entry, "passed", entry.points, notes, output, duration, figures))
             continue
         first = bad[0]
         feedback = first["feedback"]
@@ -54,5 +56,5 @@ def score(
         status = "not implemented" if all(r["status"] == "not implemented" for r in bad) else first["status"]
         if status == "skipped":
             status = "failed"
-        results.append(Scored(entry, status, 0, feedback, output, duration))
+        results.append(Scored(entry, status, 0, feedback, output, duration, figures))
     return results

@@ -1,4 +1,10 @@
-"""Running a timed call against a calibrated budget, and saying how it went in plain words."""
+"""Running a timed call against a calibrated budget, and saying how it went in plain words.
+
+What a gate measured travels as data, its *figures* (a dict the graded test records with
+`record_property("figures", ...)`; it lands in results.json as the test's `extra_data.figures`).
+Every sentence about a measurement is made from those figures: the feedback here, the margin in
+the terminal report (grader/report.py), the class report's ratio histogram (grader/farm/speed.py).
+"""
 
 from __future__ import annotations
 
@@ -15,13 +21,48 @@ def wall_limit(budget: Budget) -> float:
     return WALL_FACTOR * budget.abort_after + WALL_SLACK_S
 
 
-def timed_call(bpe, budget: Budget, call, what: str, hint: str):
+def figures(gate: str, seconds: float, budget: Budget, *, stopped: bool = False) -> dict:
+    """A speed gate's measurement. When `stopped`, `seconds` is where the run was cut off, so the
+    ratio is a lower bound."""
+    ratio = seconds / budget.seconds if budget.seconds else float("inf")
+    return {
+        "gate": gate,
+        "measure": "cpu_seconds",
+        "value": round(seconds, 4),
+        "limit": round(budget.seconds, 4),
+        "ratio": round(ratio, 4),
+        "stopped": stopped,
+    }
+
+
+def memory_figures(gate: str, grew_bytes: int, limit_bytes: int) -> dict:
+    return {
+        "gate": gate,
+        "measure": "memory_bytes",
+        "value": grew_bytes,
+        "limit": limit_bytes,
+        "ratio": round(grew_bytes / limit_bytes, 4) if limit_bytes else float("inf"),
+        "stopped": False,
+    }
+
+
+def margin(f: dict) -> str:
+    """'training: 0.67x of the budget': one line of the terminal report."""
+    of = "limit" if f["measure"] == "memory_bytes" else "budget"
+    more = "stopped at more than " if f["stopped"] else ""
+    return f"{f['gate']}: {more}{f['ratio']:.2f}x of the {of}"
+
+
+def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "", record=None):
     """Run `call()` once (twice if the first is over budget, to rule out noise); return (result, seconds).
 
     A run that has used ABORT_AT x the budget of CPU time is stopped: it cannot pass, and grading
     must stay fast. The stop is on CPU time, like the budget, so that a slow submission is stopped
     on every run and every machine alike, and fails in the same words.
+
+    `record(name, value)` (the test's `record_property`) receives the figures, a stopped run's too.
     """
+    record = record or (lambda name, value: None)
     from grader.errors import CallTimeout, CpuLimitExceeded
 
     best, result = None, None
@@ -30,6 +71,7 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str):
             try:
                 result = call()
             except CpuLimitExceeded:
+                record("figures", figures(gate or what, budget.abort_after, budget, stopped=True))
                 raise AssertionError(
                     f"{what} was stopped after {budget.abort_after:.2f} s of CPU time: more than "
                     f"{budget.abort_after / budget.seconds:g}x its time budget of {budget.seconds:.2f} s "
@@ -46,15 +88,16 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str):
         best = seconds if best is None else min(best, seconds)
         if best <= budget.seconds:
             break
+    record("figures", figures(gate or what, best, budget))
     return result, best
 
 
 def verdict(seconds: float, budget: Budget, what: str, hint: str) -> tuple[bool, str]:
-    ratio = seconds / budget.seconds if budget.seconds else float("inf")
+    f = figures(what, seconds, budget)
     text = (
-        f"{what} took {seconds:.2f} s of CPU time: {ratio:.2f}x the budget of {budget.seconds:.2f} s "
+        f"{what} took {f['value']:.2f} s of CPU time: {f['ratio']:.2f}x the budget of {f['limit']:.2f} s "
         f"({budget.basis})."
     )
-    if ratio <= 1:
+    if f["ratio"] <= 1:
         return True, text
     return False, text + "\n" + hint

@@ -153,7 +153,7 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
         c, labels = ratio_bins([v for _, _, v in rs])
         over = sum(v >= 1 for _, _, v in rs)
         body.append(
-            f"<p>time taken ÷ calibrated budget, from the speed tests' output: {len(rs)} measurements, "
+            f"<p>time taken ÷ calibrated budget, as the speed tests recorded it: {len(rs)} measurements, "
             f"{over} at or over budget (≥ 1 fails).</p>"
         )
         body.append(histogram_svg(c, labels, title="speed-gate ratios", css_class="ratios"))
@@ -170,7 +170,7 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
             )
         body.append("</table>")
     else:
-        body.append("<p>No speed-gate ratios in the test output.</p>")
+        body.append("<p>No speed gate recorded a ratio.</p>")
 
     body.append('<h2 id="errors">Not graded</h2>')
     bad = [r for r in table if r["status"] != records.GRADED]

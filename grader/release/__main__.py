@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import BundleError, LeakError, RubricError
+from ..errors import BundleError, LeakError, RubricError, StarterError
 from ..paths import KIT_ROOT as KIT
 from . import gradescope, handout
 
@@ -23,7 +23,7 @@ def main(argv=None) -> int:
         else:
             dest = args.out or KIT / "dist/autograder.zip"
             files = gradescope.build(KIT, dest)
-    except (LeakError, BundleError, RubricError, OSError) as e:
+    except (LeakError, StarterError, BundleError, RubricError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     print(f"wrote {dest} ({len(files)} files)")

@@ -1,4 +1,7 @@
-"""dist/handout.zip: what a student downloads. Built from the kit, scanned, then written."""
+"""dist/handout.zip: what a student downloads. Built from the kit, scanned, then written.
+
+The starter comes from git's HEAD, never from an edited working tree, and must still be all stubs
+(grader/release/starter_check.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +11,10 @@ from ..errors import LeakError
 from .contents import HANDOUT_INCLUDE, PRIVATE, select
 from .leaks import scan
 from .rubric_filter import visible_only
+from .starter_check import StarterError, check, committed
 from .zipout import write_zip
+
+__all__ = ["TOP", "LeakError", "StarterError", "build", "handout_files"]
 
 TOP = "bpe-assignment"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -22,6 +28,11 @@ STUDENT_FILES = {
 def handout_files(kit: Path) -> dict[str, bytes]:
     """Kit-relative name -> content of everything in the handout."""
     files = select(kit, HANDOUT_INCLUDE, PRIVATE)
+    starter = committed(kit)
+    if starter is not None:
+        files = {k: v for k, v in files.items() if not k.startswith("starter/bpe/")} | starter
+        files = dict(sorted(files.items()))
+    check(files)
     rubric = kit / "grader/rubric.toml"
     if rubric.exists():
         files["grader/rubric.toml"] = visible_only(rubric.read_text(encoding="utf-8")).encode("utf-8")

@@ -1,7 +1,8 @@
 """The visible part of grader/rubric.toml, keeping its comments and layout.
 
 There is no TOML writer in the standard library, so the text is cut into `[[test]]` blocks and the
-blocks whose visibility is not "visible" are dropped; the result is parsed again and checked against
+blocks whose visibility is not "visible" are dropped. Their points are kept as a number,
+`withheld_points`, so the student's grader can say how many points only Gradescope grades. The result is parsed again and checked against
 the original so a layout the cutter does not understand fails loudly instead of leaking.
 """
 
@@ -11,6 +12,8 @@ import re
 import tomllib
 
 from ..errors import RubricError
+
+WITHHELD = "withheld_points"
 
 
 def _blocks(text: str) -> tuple[str, list[str]]:
@@ -26,18 +29,25 @@ def visible_only(text: str) -> str:
         full = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise RubricError(f"grader/rubric.toml: {e}") from None
+    if WITHHELD in full:
+        raise RubricError(f"grader/rubric.toml: {WITHHELD} is written by the handout build, not by hand")
     head, blocks = _blocks(text)
-    kept = []
+    kept, withheld = [], 0
     for block in blocks:
         entry = tomllib.loads(block)["test"][0]
         if entry.get("visibility", "visible") == "visible":
             kept.append(block)
-    result = head + "".join(kept)
+        else:
+            withheld += entry.get("points", 0)
+    note = f"# Points of the tests left out here, graded on Gradescope only.\n{WITHHELD} = {withheld}\n\n"
+    result = head.rstrip("\n") + "\n\n" + note + "".join(kept)
     want = [t for t in full.get("test", []) if t.get("visibility", "visible") == "visible"]
     got = tomllib.loads(result)
-    if got.get("test", []) != want or {k: v for k, v in got.items() if k != "test"} != {
-        k: v for k, v in full.items() if k != "test"
-    }:
+    if (
+        got.pop(WITHHELD, None) != withheld
+        or got.get("test", []) != want
+        or {k: v for k, v in got.items() if k != "test"} != {k: v for k, v in full.items() if k != "test"}
+    ):
         raise RubricError(
             "grader/rubric.toml: could not separate its [[test]] tables cleanly; "
             "keep each [[test]] table contiguous, with no other tables after them"

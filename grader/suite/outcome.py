@@ -22,6 +22,30 @@ def classify(excinfo) -> tuple[str, str]:
     if isinstance(exc, NotImplementedError):
         # A stub still in place: its own message says which function; a traceback would be noise.
         return "not implemented", "Not implemented yet: " + (str(exc) or "a function this test calls")
+    status, text = _classify(exc, excinfo)
+    example = failing_example(exc)
+    if example:
+        text += "\nThe input that caused it (the smallest that hypothesis found):\n" + example
+    return status, text
+
+
+# Hypothesis adds the shrunk input to the exception as a note (PEP 678): "Falsifying example:
+# test_x(text='a')" in older versions, "Failing test case: test_x(\n    text='a',\n)" in newer ones.
+_EXAMPLE_NOTE = re.compile(r"\A(?:Falsifying example|Failing test case): \w+\((.*)\)\s*\Z", re.S)
+
+
+def failing_example(exc) -> str | None:
+    """The arguments of the example hypothesis shrank a property-test failure to, one per line
+    (the test's name is left out: hidden tests stay unnamed); None outside a property test."""
+    for note in getattr(exc, "__notes__", None) or []:
+        m = _EXAMPLE_NOTE.match(str(note))
+        if m:
+            args = [line.strip().rstrip(",") for line in m.group(1).splitlines()]
+            return "\n".join("    " + a for a in args if a) or None
+    return None
+
+
+def _classify(exc, excinfo) -> tuple[str, str]:
     remote = _remote_text(exc)
     if remote is not None:
         return "failed", "Your code raised " + remote
@@ -31,7 +55,8 @@ def classify(excinfo) -> tuple[str, str]:
         return "failed", str(exc) or "a check failed"
     if isinstance(exc, pytest.fail.Exception):
         return "failed", str(exc)
-    return "failed", excinfo.exconly()
+    # Not exconly(): that adds hypothesis's notes, which name the graded test and its file.
+    return "failed", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _remote_text(exc) -> str | None:
@@ -62,9 +87,15 @@ def record(item, report, call, output: str) -> dict | None:
     notes = [str(v) for k, v in report.user_properties if k == "feedback" and str(v) not in feedback]
     if notes:
         feedback = "\n".join([feedback, *notes]).strip("\n") if feedback else "\n".join(notes)
+    # Measured figures travel as data (grader/checks/speed.py): `record_property("figures", {...})`.
+    figures = {}
+    for k, v in report.user_properties:
+        if k == "figures" and isinstance(v, dict):
+            figures = dict(v)
     return {
         "nodeid": item.nodeid,
         "status": status,
+        "figures": figures,
         "feedback": _normal(item, feedback),
         "output": _normal(item, output, cap=OUTPUT_CAP + 200),
         "duration": report.duration,
@@ -99,6 +130,7 @@ def merge(records: list[dict]) -> list[dict]:
             merged[rec["nodeid"]] = dict(rec)
             continue
         seen["duration"] += rec["duration"]
+        seen["figures"] = seen.get("figures") or rec.get("figures") or {}
         if seen["status"] == "passed" and rec["status"] != "passed":
             seen.update(status=rec["status"], feedback=rec["feedback"])
         if rec["output"] and rec["output"] not in seen["output"]:

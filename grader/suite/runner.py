@@ -24,12 +24,15 @@ def run_suite(
     *,
     tests_dir: Path = DEFAULT_TESTS_DIR,
     pattern: str | None = None,
+    node_ids: list[str] | None = None,
     inprocess: bool = False,
     timeout_total: float | None = None,
     hide: tuple[Path, ...] = (),
     isolation: str = "auto",
 ) -> list[dict]:
-    """Per-test records (see grader/suite/outcome.py) of the graded suite run against `package_parent`."""
+    """Per-test records (see grader/suite/outcome.py) of the graded suite run against `package_parent`.
+
+    `node_ids` (relative to `tests_dir`) runs only those tests; `pattern` is a pytest -k expression."""
     tests_dir = Path(tests_dir).resolve()
     if not tests_dir.is_dir():
         raise SuiteError(f"{tests_dir}: graded tests folder not found")
@@ -42,7 +45,7 @@ def run_suite(
             sys.executable,
             "-m",
             "pytest",
-            str(tests_dir),
+            *([str(tests_dir / n) for n in node_ids] if node_ids else [str(tests_dir)]),
             "-c",
             str(ini),
             "--rootdir",

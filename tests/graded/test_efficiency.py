@@ -14,7 +14,7 @@ from grader import calibration
 from grader.checks import golden
 from grader.checks.messages import explain_merges
 from grader.checks.shapes import check_ids, check_train_result
-from grader.checks.speed import WALL_FACTOR, timed_call, verdict
+from grader.checks.speed import WALL_FACTOR, memory_figures, timed_call, verdict
 
 EOT = "<|endoftext|>"
 TRAIN_HINT = (
@@ -43,7 +43,13 @@ def test_training_speed(bpe, scratch, record_property):
     corpus = calibration.write_training_corpus(scratch)
     what = f"train_bpe on {corpus.stat().st_size // 1000} KB of stories, vocab_size={calibration.TRAIN_VOCAB_SIZE}"
     result, seconds = timed_call(
-        bpe, budget, lambda: bpe.train_bpe(corpus, calibration.TRAIN_VOCAB_SIZE, [EOT]), what, TRAIN_HINT
+        bpe,
+        budget,
+        lambda: bpe.train_bpe(corpus, calibration.TRAIN_VOCAB_SIZE, [EOT]),
+        what,
+        TRAIN_HINT,
+        gate="training",
+        record=record_property,
     )
     vocab, merges = check_train_result(result)
     expected = golden.SpeedTrainCase(golden.root("public"))  # the first merges, stored by `make fixtures`
@@ -66,7 +72,9 @@ def test_encode_speed(bpe, scratch, record_property):
     budget = calibration.budgets(scratch)["encode"]
     text = calibration.generated(calibration.ENCODE_TEXT)
     what = f"encode on {len(text.encode('utf-8')) // 1000} KB of stories ({len(merges)} merges)"
-    ids, seconds = timed_call(bpe, budget, lambda: tok.encode(text), what, ENCODE_HINT)
+    ids, seconds = timed_call(
+        bpe, budget, lambda: tok.encode(text), what, ENCODE_HINT, gate="encoding", record=record_property
+    )
     expected = golden.IdDigest(golden.root("public") / "speed" / "encode" / "ids.txt")
     wrong = expected.first_wrong_block(check_ids(ids))
     assert wrong is None, (
@@ -116,6 +124,7 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
         f"{result.peak_growth_bytes / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB."
     )
     record_property("feedback", message)
+    record_property("figures", memory_figures("streaming memory", result.peak_growth_bytes, limit))
     if result.peak_growth_bytes > limit:
         raise AssertionError(
             message + "\nHint: encode_iterable must be lazy: never join all chunks, never build the whole "

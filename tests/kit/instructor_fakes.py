@@ -37,10 +37,12 @@ def grade(submission: Path, out_dir: Path, *, timeout_total=None, **_):
     for number, name, max_score in RUBRIC:
         score = float(spec.get("points", {}).get(number, 0.0))
         output = "ok" if score == max_score else f"{name}: expected something else"
+        extra = {}
         if number == "3.1" and "ratio" in spec:
-            output += f"\nratio to budget: {spec['ratio']}"
+            extra = {"extra_data": {"figures": {"measure": "cpu_seconds", "ratio": spec["ratio"]}}}
         tests.append(
             {
+                **extra,
                 "number": number,
                 "name": name,
                 "score": score,

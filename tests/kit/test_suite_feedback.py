@@ -210,29 +210,40 @@ class _StoppingKit:
         return contextlib.nullcontext()
 
 
-def _stopped_gate(stop) -> tuple[str, list]:
+def _stopped_gate(stop, recorded=None) -> tuple[str, list]:
     kit = _StoppingKit(stop)
     bpe = type("Bpe", (), {"kit": kit})()
 
     def call():
         raise kit.stop("stopped")
 
+    record = (lambda k, v: recorded.append((k, v))) if recorded is not None else None
     with pytest.raises(AssertionError) as info:
-        timed_call(bpe, Budget(2.0, "7 x the reference"), call, "train_bpe on 1 MB", "Hint: go incremental")
+        timed_call(
+            bpe,
+            Budget(2.0, "7 x the reference"),
+            call,
+            "train_bpe on 1 MB",
+            "Hint: go incremental",
+            gate="training",
+            record=record,
+        )
     return str(info.value), kit.limits
 
 
 def test_a_speed_gate_stops_on_cpu_time_and_says_so():
     from grader.errors import CpuLimitExceeded
-    from grader.farm.speed import ratios_in
 
-    text, limits = _stopped_gate(CpuLimitExceeded)
+    recorded = []
+    text, limits = _stopped_gate(CpuLimitExceeded, recorded)
     budget = Budget(2.0, "7 x the reference")
     assert limits == [(wall_limit(budget), budget.abort_after)]
     assert wall_limit(budget) > 2 * budget.abort_after  # wall time only catches a call that waits
     assert text.startswith(f"train_bpe on 1 MB was stopped after {budget.abort_after:.2f} s of CPU time")
     assert "Hint: go incremental" in text
-    assert ratios_in(text) == [calibration.ABORT_AT]
+    [(name, figures)] = recorded
+    assert name == "figures" and figures["stopped"] and figures["ratio"] == calibration.ABORT_AT
+    assert f"more than {figures['ratio']:g}x its time budget" in text
 
 
 def test_a_speed_gate_stopped_on_wall_time_asks_what_it_waits_for():

@@ -6,6 +6,7 @@ VENV ?= .venv
 PY ?= $(VENV)/bin/python
 SUBMISSION ?= starter
 OUT ?= results
+ZIP ?= submission.zip
 NAME ?= trace
 
 # A PY given on the command line or in the environment is used as it is: no .venv is made.
@@ -19,6 +20,7 @@ endif
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade your bpe (a folder holding bpe/, or a zip)"
+	@echo "make grade PART=2 | TESTS=expr                 a quick, partial grade: one part (1, 2, 3, E), or some tests"
 	@echo "make lab NAME=trace                             run an experiment on your bpe (see assignment/README.md)"
 	@echo "make corpus                                     generate the practice corpus in data/corpus/"
 	@echo "make submission                                 build submission.zip to upload"
@@ -34,7 +36,7 @@ $(VENV)/.ok: requirements/grading.txt
 venv: $(VENV)/.ok
 
 grade: $(SETUP)
-	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')
 
 lab: $(SETUP)
 	$(PY) -m assignment.labs $(NAME) --submission $(SUBMISSION)
@@ -43,7 +45,7 @@ corpus: $(SETUP)
 	$(PY) data/corpus.py
 
 submission: $(SETUP)
-	$(PY) -c 'import pathlib, zipfile; z = zipfile.ZipFile("submission.zip", "w", zipfile.ZIP_DEFLATED); [z.write(p, p.relative_to("starter")) for p in sorted(pathlib.Path("starter/bpe").rglob("*")) if p.is_file() and "__pycache__" not in p.parts]; z.close(); print("wrote submission.zip: upload it to Gradescope")'
+	$(PY) -m grader zip $(SUBMISSION) --out $(ZIP)
 
 clean:
 	rm -rf $(VENV) $(OUT) data/corpus submission.zip .pytest_cache .hypothesis
