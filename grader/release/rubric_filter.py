@@ -34,11 +34,18 @@ def visible_only(text: str) -> str:
         entry = tomllib.loads(block)["test"][0]
         if entry.get("visibility", "visible") == "visible":
             kept.append(block)
-    result = head + "".join(kept)
     want = [t for t in full.get("test", []) if t.get("visibility", "visible") == "visible"]
+    if "total" in full:  # the declared total becomes the visible tests' own
+        points = sum(t["points"] for t in want)
+        head = re.sub(
+            r"(?m)^total\s*=.*$",
+            f"total = {int(points) if float(points).is_integer() else points}  # the visible tests' points",
+            head,
+        )
+    result = head + "".join(kept)
     got = tomllib.loads(result)
-    if got.get("test", []) != want or {k: v for k, v in got.items() if k != "test"} != {
-        k: v for k, v in full.items() if k != "test"
+    if got.get("test", []) != want or {k: v for k, v in got.items() if k not in ("test", "total")} != {
+        k: v for k, v in full.items() if k not in ("test", "total")
     }:
         raise RubricError(
             "grader/rubric.toml: could not separate its [[test]] tables cleanly; "
