@@ -96,10 +96,12 @@ def grade_all(
     stream=None,
 ) -> dict:
     """Grade who needs it (see the module docstring); returns the output's manifest."""
+    entries, strays = discover(submissions)
     rubric_path = Path(rubric_path or DEFAULT_RUBRIC)
     tests_dir = Path(tests_dir or runner.DEFAULT_TESTS_DIR)
     entries_rubric = rubric.load(rubric_path)
-    entries, strays = discover(submissions)
+    if not tests_dir.is_dir():
+        raise RosterError(f"{tests_dir}: graded tests folder not found")
     if only:
         unknown = sorted(set(only) - {e.student for e in entries})
         if unknown:

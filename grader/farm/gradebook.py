@@ -102,9 +102,12 @@ def write(out: Path, manifest: dict, recs: dict[str, dict]) -> list[dict]:
             ]
         )
     records.write_text_atomic(out / "gradebook.csv", buf.getvalue())
+    # JSON objects are written with sorted keys ("2.10" before "2.2"): points go as [test, points]
+    # pairs, in rubric order.
+    students = [dict(r, points=[[c, r["points"][c]] for c in cols if c in r["points"]]) for r in table]
     records.write_json_atomic(
         out / "grades.json",
-        {"format": records.FORMAT, "kit": manifest["kit"], "tests": cols, "students": table},
+        {"format": records.FORMAT, "kit": manifest["kit"], "tests": cols, "students": students},
     )
     return table
 
