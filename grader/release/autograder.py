@@ -134,10 +134,10 @@ def main(argv=None) -> int:
     except BaseException:
         traceback.print_exc(file=sys.stdout)
         results = failure(
-            "The autograder could not grade this submission because of a problem on its "
-            "side, not in your code, so your score is 0 for now. Nobody is told automatically: "
-            "please let the course staff know, or submit again later. The details are in this "
-            "submission's autograder log, which only the staff can see.",
+            "The autograder could not grade this submission because of a problem on our side, "
+            "not in your code, so your score is 0 for now. Nobody is told automatically: please "
+            "let the course staff know, or submit again later. The details are in the "
+            "autograder log of this submission, which only the staff can see.",
             hidden_stdout=True,
         )
     write_json_atomic(dest, results)
