@@ -76,6 +76,13 @@ def _publish(out: Path, manifest: dict, recs: dict[str, dict]) -> None:
             "today's (the STALE column of gradebook.csv): " + ", ".join(r["student"] for r in stale),
             file=sys.stderr,
         )
+    incomplete = [r["student"] for r in table if r["reason"].startswith("INCOMPLETE")]
+    if incomplete:
+        print(
+            f"INCOMPLETE: {len(incomplete)} student(s) lack results for some rubric tests (graded "
+            "with --tests only; their totals are not grades yet): " + ", ".join(incomplete),
+            file=sys.stderr,
+        )
     print(f"wrote {out}/gradebook.csv, grades.json, report.html")
 
 

@@ -4,7 +4,8 @@ Rows come in roster order (case-insensitive), test columns in rubric order, and 
 has its column whatever was graded. A row says how its grade came about: status, the reason when
 it is not `graded`, the seconds it took, the isolation it ran under, the kit fingerprint it was
 graded by, and which of its tests are stale (graded by another kit or submission than today's).
-A student an interrupted run had set out to grade shows as `interrupted` until regraded.
+A student an interrupted run had set out to grade shows as `interrupted` until regraded, and a
+graded student whose record lacks rubric tests (graded by `--tests` only) says INCOMPLETE.
 """
 
 from __future__ import annotations
@@ -58,6 +59,9 @@ def row(manifest: dict, student: str, rec: dict | None) -> dict:
         if t["number"] in by_number
     }
     counted = status in (records.GRADED, records.TIMED_OUT, records.UNREADABLE)
+    missing = [t["number"] for t in manifest["rubric"] if t["number"] not in by_number]
+    if status == records.GRADED and missing:  # graded by --tests only: the total is not the grade yet
+        reason = f"INCOMPLETE: not graded yet: {' '.join(missing)} (rerun without --tests)"
     return {
         "student": student,
         "status": status,

@@ -293,6 +293,20 @@ def test_a_partial_regrade_merges_into_the_records_and_marks_mixed_fingerprints(
     assert r.returncode == 2 and "zed" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_a_student_graded_by_tests_only_is_incomplete_until_the_rest_is_graded(tmp_path, suite):
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    out = tmp_path / "out"
+    r = farm("grade", subs, "--out", out, "--tests", "test_merge", suite=suite)
+    row = gradebook(out)["ann"]
+    assert row["status"] == "graded" and row["1.1 merge"] == "10" and row["2.1 encode"] == ""
+    assert row["reason"].startswith("INCOMPLETE: not graded yet: 1.2 2.1 3.1")
+    assert "INCOMPLETE" in r.stderr and "ann" in r.stderr
+    farm("grade", subs, "--out", out, suite=suite)  # no --tests: the missing tests are graded
+    row = gradebook(out)["ann"]
+    assert row["total"] == "100" and row["reason"] == ""
+
+
 # --- interrupted runs ------------------------------------------------------------------------
 
 
