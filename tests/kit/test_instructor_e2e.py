@@ -7,6 +7,7 @@ simple mutants, and unusable uploads. Hostile code only ever runs inside run_san
 
 from __future__ import annotations
 
+import csv
 import shutil
 import sys
 import zipfile
@@ -156,10 +157,14 @@ def test_a_class_graded_in_two_shards_merges_into_one_complete_report(tmp_path):
             assert rec["status"] == "unreadable_submission" and rec["message"], student
         elif want == "hostile":
             assert rec["status"] in ("graded", "grader_error") and (rec["score"] or 0) < 100, student
-    # the quick pass left the other rubric tests ungraded: the gradebook says so, with every column
-    book = (tmp_path / "class/gradebook.csv").read_text().splitlines()
-    assert len(book[0].split(",")) == 8 + len(rubric.load(KIT / "grader/rubric.toml"))
     farm("report", tmp_path / "class")
+    # the quick pass left the other rubric tests ungraded: the gradebook says so, with every column
+    with (tmp_path / "class/gradebook.csv").open(newline="") as f:
+        book = list(csv.DictReader(f))
+    assert len(book[0]) == 8 + len(rubric.load(KIT / "grader/rubric.toml"))
+    assert all(
+        row["reason"].startswith("INCOMPLETE: not graded yet: ") for row in book if row["status"] == "graded"
+    )
     (tmp_path / "class/report.html").read_text()
     if CHROMIUM is None:
         pytest.skip("no Chromium to render report.html (graded, merged and written all passed)")
