@@ -4,6 +4,12 @@ the student's `bpe` (`grader.intake`, as everywhere), grades it and writes resul
 Every path out of here leaves a results.json: the grade; or score 0 with a message telling the
 student how to resubmit (no bpe package found); or score 0 saying the grader failed, with the
 details in the hidden stdout for staff. Student code itself only ever runs in the grader's sandbox.
+
+Hidden results stay hidden until released. Gradescope's specification gives each test a
+`visibility` (hidden, after_due_date, after_published, visible) and results.json a top-level one,
+which governs the submission's total score: the total adds up every test, so while any test that
+carries points is not visible, the total takes the visibility of the last of them to be released,
+and the `output` text speaks of the visible tests only (their points, their not-implemented count).
 """
 
 from __future__ import annotations
@@ -24,6 +30,42 @@ HOW_TO_SUBMIT = (
     "Upload your bpe folder itself (with its __init__.py), or a zip of it: "
     "`make submission` builds the right zip."
 )
+
+
+# From the least to the most withheld: the total takes the most withheld of its tests' visibilities.
+_RELEASE_ORDER = ("visible", "after_due_date", "after_published", "hidden")
+_WHEN = {
+    "after_due_date": "after the due date",
+    "after_published": "when grades are published",
+    "hidden": "by the course staff only",
+}
+
+
+def _points(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else round(float(x), 4)
+
+
+def withhold_hidden(results: dict) -> dict:
+    """results.json in which nothing visible lets a student infer a result not yet released."""
+    tests = results.get("tests", [])
+    withheld = [t for t in tests if t.get("visibility", "visible") != "visible" and t.get("max_score", 0)]
+    visible = [t for t in tests if t.get("visibility", "visible") == "visible"]
+    got = sum(float(t.get("score", 0)) for t in visible)
+    out = f"Visible tests: {_points(got)} / {_points(sum(float(t.get('max_score', 0)) for t in visible))}."
+    not_impl = sum(str(t.get("output", "")).startswith("Not implemented yet") for t in visible)
+    if not_impl:
+        out += f" {not_impl} visible test(s) reach code that is not implemented yet."
+    results = dict(results, output=out)
+    if withheld:
+        strictest = max((t["visibility"] for t in withheld), key=_RELEASE_ORDER.index)
+        results["visibility"] = strictest
+        for vis in _RELEASE_ORDER[1:]:
+            pts = sum(float(t["max_score"]) for t in withheld if t["visibility"] == vis)
+            if pts:
+                results["output"] += (
+                    f" {_points(pts)} more points are in tests whose results are shown {_WHEN[vis]}."
+                )
+    return results
 
 
 def failure(message: str, *, hidden_stdout: bool) -> dict:
@@ -49,7 +91,7 @@ def run(root: Path) -> dict:
             return failure(f"Your submission could not be graded: {e}. {HOW_TO_SUBMIT}", hidden_stdout=False)
     if not isinstance(results, dict) or not isinstance(results.get("score"), (int, float)):
         raise TypeError("grader.api.grade returned something that is not a results dict")
-    return results
+    return withhold_hidden(results)
 
 
 def main(argv=None) -> int:
@@ -62,9 +104,10 @@ def main(argv=None) -> int:
     except BaseException:
         traceback.print_exc(file=sys.stdout)
         results = failure(
-            "The autograder could not grade this submission because of a problem on our "
-            "side, not in your code. Your score is 0 for now; the course staff have been "
-            "notified and will regrade it.",
+            "The autograder could not grade this submission because of a problem on our side, "
+            "not in your code, so your score is 0 for now. Nobody is told automatically: please "
+            "let the course staff know, or submit again later. The details are in the "
+            "autograder log of this submission, which only the staff can see.",
             hidden_stdout=True,
         )
     write_json_atomic(dest, results)

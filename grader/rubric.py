@@ -1,5 +1,7 @@
 """The rubric (grader/rubric.toml): which graded test is worth what, and who may see it.
 
+total = 100                         # optional: what the points add up to; a rubric whose points
+                                    # do not add up to it is refused (a slip in one entry's points)
 [[test]]
 id = "test_part1.py::test_trace"   # pytest node id relative to tests/graded; a parametrized
 number = "1.1"                      # test's id covers all its cases (all must pass)
@@ -89,6 +91,15 @@ def load(path: Path) -> list[Entry]:
         ids.add(entry.id)
         numbers.add(entry.number)
         entries.append(entry)
+    declared = data.get("total")
+    if declared is not None:
+        if isinstance(declared, bool) or not isinstance(declared, (int, float)):
+            raise RubricError(f"{path}: total must be a number")
+        points = sum(e.points for e in entries)
+        if abs(points - declared) > 1e-9:
+            raise RubricError(
+                f"{path}: the tests' points add up to {points:g}, but the rubric declares total = {declared:g}"
+            )
     return entries
 
 

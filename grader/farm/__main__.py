@@ -3,27 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import json
+import signal
 import sys
 from pathlib import Path
 
 from ..api import isolation_level
-from ..errors import MergeError, RosterError
+from ..errors import MergeError, RosterError, RubricError
 from . import gradebook, records, report
-from .batch import DEFAULT_BUDGET, MANIFEST, grade_all
+from .batch import MANIFEST, grade_all, read_manifest
 from .merge import merge
 from .roster import parse_shard
-from .worker import DEFAULT_GRADE_FN
 
 
-def output_records(out: Path) -> dict[str, dict]:
-    """The records an output is responsible for (its manifest's students), by student id."""
-    try:
-        assigned = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["assigned"]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise RosterError(f"{out}: not a farm output (no readable {MANIFEST})") from None
+def output_records(out: Path) -> tuple[dict, dict[str, dict]]:
+    """An output's manifest and the records it is responsible for (its manifest's students)."""
+    manifest = read_manifest(out)
+    if manifest is None:
+        raise RosterError(f"{out}: not a farm output (no readable {MANIFEST} of this kit's format)")
     recs = records.read_records(out)
-    return {s: recs[s] for s in assigned if s in recs}
+    return manifest, {s: recs[s] for s in manifest["assigned"] if s in recs}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,29 +32,33 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--out", type=Path, required=True)
     g.add_argument("--jobs", type=int, default=1, help="students graded in parallel (default 1)")
     g.add_argument("--shard", default=None, help="K/N: grade only shard K of N of the sorted roster")
-    g.add_argument("--force", action="store_true", help="regrade students that already have a result")
+    g.add_argument("--only", nargs="+", metavar="STUDENT", help="grade only these students")
+    g.add_argument("--force", action="store_true", help="regrade students that already have a current result")
+    g.add_argument(
+        "--keep-stale",
+        action="store_true",
+        help="keep results graded by another kit or submission (listed as STALE everywhere)",
+    )
     g.add_argument(
         "--budget",
         type=float,
-        default=DEFAULT_BUDGET,
-        help=f"wall-clock seconds per student (default {DEFAULT_BUDGET:g})",
+        default=None,
+        help="wall-clock seconds per student (default: a wide margin over the reference's time here)",
     )
-    g.add_argument("--grade-fn", default=DEFAULT_GRADE_FN, help=argparse.SUPPRESS)
     g.add_argument(
         "--tests",
         default=None,
         metavar="EXPR",
-        help="grade only the graded tests matching this pytest -k expression (a quick pass)",
+        help="regrade only the graded tests matching this pytest -k expression, merged into the records",
     )
+    g.add_argument("--tests-dir", type=Path, default=None, help="graded tests folder (default tests/graded)")
+    g.add_argument("--rubric", type=Path, default=None, help="rubric file (default grader/rubric.toml)")
     g.add_argument(
         "--allow-weak-isolation",
         action="store_true",
         help="grade even without root: students' code then runs as you and can reach the kit",
     )
-    g.add_argument(
-        "--grade-kwargs", default="{}", help="extra keyword arguments for grader.api.grade, as JSON"
-    )
-    m = sub.add_parser("merge", help="combine shard outputs; reports missing and duplicate students")
+    m = sub.add_parser("merge", help="combine shard outputs; refuses (exit 1) naming every problem")
     m.add_argument("inputs", type=Path, nargs="+")
     m.add_argument("--out", type=Path, required=True)
     r = sub.add_parser("report", help="(re)write OUT/gradebook.csv, grades.json and report.html")
@@ -64,71 +66,90 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _publish(out: Path, manifest: dict, recs: dict[str, dict]) -> None:
+    table = gradebook.write(out, manifest, recs)
+    report.write(out, manifest, recs)
+    stale = [r for r in table if r["stale"]]
+    if stale:
+        print(
+            f"STALE: {len(stale)} student(s) have results graded by another kit or submission than "
+            "today's (the STALE column of gradebook.csv): " + ", ".join(r["student"] for r in stale),
+            file=sys.stderr,
+        )
+    incomplete = [r["student"] for r in table if r["reason"].startswith("INCOMPLETE")]
+    if incomplete:
+        print(
+            f"INCOMPLETE: {len(incomplete)} student(s) lack results for some rubric tests (graded "
+            "with --tests only; their totals are not grades yet): " + ", ".join(incomplete),
+            file=sys.stderr,
+        )
+    print(f"wrote {out}/gradebook.csv, grades.json, report.html")
+
+
+def _grade(args) -> int:
+    if args.jobs < 1:
+        raise RosterError("--jobs must be at least 1")
+    if args.budget is not None and not args.budget > 0:
+        raise RosterError("--budget must be a positive number of seconds")
+    level = isolation_level()
+    if level == "process-group" and not args.allow_weak_isolation:
+        raise RosterError(
+            "grading a class needs root (e.g. `sudo make class ...`): without it, "
+            "students' code runs as you and could change the kit or other students' "
+            "results. Pass --allow-weak-isolation to grade anyway."
+        )
+    shard = parse_shard(args.shard) if args.shard else None
+    try:
+        grade_all(
+            args.submissions,
+            args.out,
+            jobs=args.jobs,
+            shard=shard,
+            only=args.only,
+            force=args.force,
+            keep_stale=args.keep_stale,
+            budget=args.budget,
+            tests=args.tests,
+            tests_dir=args.tests_dir,
+            rubric_path=args.rubric,
+        )
+    except KeyboardInterrupt:
+        manifest, recs = output_records(args.out)
+        _publish(args.out, manifest, recs)
+        print(
+            f"interrupted: every committed result is kept in {args.out}; the students this run had "
+            "not finished are `interrupted`: rerun the same command to finish them",
+            file=sys.stderr,
+        )
+        return 130
+    manifest, recs = output_records(args.out)
+    _publish(args.out, manifest, recs)
+    return 0
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.cmd == "grade":
-            if args.jobs < 1:
-                raise RosterError("--jobs must be at least 1")
-            if not args.budget > 0:
-                raise RosterError("--budget must be a positive number of seconds")
-            level = isolation_level()
-            if level == "process-group" and not args.allow_weak_isolation:
-                raise RosterError(
-                    "grading a class needs root (e.g. `sudo make class ...`): without it, "
-                    "students' code runs as you and could change the kit or other students' "
-                    "results. Pass --allow-weak-isolation to grade anyway."
-                )
-            shard = parse_shard(args.shard) if args.shard else None
-            try:
-                kwargs = json.loads(args.grade_kwargs)
-                assert isinstance(kwargs, dict)
-            except (ValueError, AssertionError):
-                raise RosterError(f"--grade-kwargs {args.grade_kwargs!r}: expected a JSON object") from None
-            if "timeout_total" in kwargs:
-                raise RosterError("--grade-kwargs: set the time per student with --budget, not timeout_total")
-            if args.tests:
-                kwargs["tests"] = args.tests
-            try:
-                recs = grade_all(
-                    args.submissions,
-                    args.out,
-                    jobs=args.jobs,
-                    shard=shard,
-                    force=args.force,
-                    budget=args.budget,
-                    grade_fn=args.grade_fn,
-                    grade_kwargs=kwargs,
-                )
-            except KeyboardInterrupt:
-                print(
-                    f"interrupted: results graded so far are kept in {args.out}; rerun to continue",
-                    file=sys.stderr,
-                )
-                return 130
-            gradebook.write(args.out, recs)
-            report.write(args.out, recs)
-            print(f"wrote {args.out}/gradebook.csv, grades.json, report.html")
-            return 0
+            return _grade(args)
         if args.cmd == "merge":
-            rep = merge(args.inputs, args.out)
-            recs = output_records(args.out)
-            report.write(args.out, recs)
+            rep, manifest, recs = merge(args.inputs, args.out)
             for line in rep.lines():
                 print(
-                    line,
-                    file=sys.stderr if line.startswith(("problem", "missing", "duplicate")) else sys.stdout,
+                    line, file=sys.stdout if rep.complete and not line.startswith("problem") else sys.stderr
                 )
-            print(f"wrote {args.out}/gradebook.csv, grades.json, report.html")
-            return 0 if rep.complete else 1
-        recs = output_records(args.out)
-        gradebook.write(args.out, recs)
-        print(f"wrote {report.write(args.out, recs)}")
+            if not rep.complete:
+                return 1
+            _publish(args.out, manifest, recs)
+            return 0
+        manifest, recs = output_records(args.out)
+        _publish(args.out, manifest, recs)
         return 0
-    except (RosterError, MergeError) as e:
+    except (RosterError, MergeError, RubricError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops a run as Ctrl-C does
     sys.exit(main())

@@ -1,57 +1,92 @@
-"""Grade a directory of submissions: parallel, resumable, optionally one shard of the class."""
+"""Grade a directory of submissions: parallel, resumable, optionally one shard or a few students.
+
+Who is graded on a run: everyone without a current result. A result is current when it was graded
+by today's kit (grader/farm/fingerprint.py) from today's submission, for every rubric test, and
+did not end in a grader error or an interruption. `--force` regrades everyone selected; `--tests`
+regrades those tests for everyone selected and merges them into the records; `--keep-stale` keeps
+stale results (they are then listed as stale everywhere). A run writes down whom it set out to
+grade (`pending` in manifest.json) before it starts, so an interrupted run, however it ended, is
+finished by the next one, `--force` included.
+"""
 
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from .. import rubric
+from ..api import isolation_level
+from ..errors import RosterError
+from ..paths import DEFAULT_RUBRIC
+from ..suite import runner
 from . import records
+from .fingerprint import kit_fingerprint
 from .progress import Progress
 from .roster import discover, in_shard
-from .runner import grade_one, kill_group
+from .runner import Setup, grade_one, kill_group
 from .unpack import fingerprint as fingerprint_of
-from .worker import DEFAULT_GRADE_FN
 
 MANIFEST = "manifest.json"
-DEFAULT_BUDGET = 900.0
+# The reference solution's whole graded suite takes 9 s (a quiet machine) to 35-65 s (a busy one)
+# of wall time on the kit's machine, where the calibration yardstick (grader/calibration.py) took
+# the CPU time recorded in calibration.json. A student gets BUDGET_MARGIN times the busy time,
+# scaled up by how much slower the yardstick runs here and now: a slow submission is graded, only a
+# runaway one is stopped.
+REFERENCE_SECONDS = 65.0
+BUDGET_MARGIN = 10.0
 
 
-def _is_current(rec: dict | None, fp: str, config: str) -> bool:
-    """A kept record is reused unless it was an infrastructure failure, or the submission or the
-    way of grading it (grade function, test selection) changed since."""
-    return (
-        rec is not None
-        and rec["status"] != records.GRADER_ERROR
-        and rec.get("fingerprint") == fp
-        and rec.get("config") == config
-    )
+def default_budget() -> float:
+    """Seconds per student: a wide margin over the calibrated reference time on this machine."""
+    from .. import calibration
+
+    try:
+        recorded = json.loads(calibration.CALIBRATION_FILE.read_text(encoding="utf-8"))["train"][
+            "yardstick_cpu_s"
+        ]
+        slower = max(1.0, calibration.yardstick_seconds(repeat=1) / float(recorded))
+    except (OSError, ValueError, KeyError, TypeError):
+        slower = 1.0  # no calibration (a fresh checkout before `make fixtures`): the margin alone
+    return round(BUDGET_MARGIN * REFERENCE_SECONDS * slower)
 
 
-class Manifest:
-    """`manifest.json`: who this output is responsible for and where each stands (rewritten atomically)."""
+def read_manifest(out: Path) -> dict | None:
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("format") == records.FORMAT else None
 
-    def __init__(self, out: Path, roster: list[str], assigned: list[str], shard, source: Path):
-        self.path = out / MANIFEST
-        self.lock = threading.Lock()
-        self.data = {
-            "format": 1,
-            "source": str(source),
-            "shard": list(shard) if shard else None,
-            "roster": roster,
-            "assigned": assigned,
-            "status": {},
-        }
 
-    def write(self) -> None:
-        with self.lock:
-            records.write_json_atomic(self.path, self.data)
+def stale_tests(rec: dict, kit: str, submission: str | None) -> list[str]:
+    """Numbers of the record's tests graded by another kit or another submission than `submission`."""
+    submission = submission or rec.get("submission")
+    return [t["number"] for t in rec["tests"] if t.get("kit") != kit or t.get("submission") != submission]
 
-    def set(self, student: str, status: str) -> None:
-        with self.lock:
-            self.data["status"][student] = status
-            records.write_json_atomic(self.path, self.data)
+
+def missing_tests(rec: dict, numbers: list[str]) -> list[str]:
+    have = {t["number"] for t in rec["tests"]}
+    return [n for n in numbers if n not in have]
+
+
+def _needs_grading(rec, kit, fp, numbers) -> str | None:
+    """Why this kept record must be regraded, or None if it is current."""
+    if rec is None:
+        return "new"
+    if rec["status"] in (records.GRADER_ERROR, records.INTERRUPTED):
+        return rec["status"]
+    if rec.get("submission") != fp:
+        return "stale"
+    if rec["status"] == records.UNREADABLE:
+        return "stale" if rec.get("kit") != kit else None
+    if stale_tests(rec, kit, fp):
+        return "stale"
+    if rec["status"] == records.GRADED and missing_tests(rec, numbers):
+        return "incomplete"
+    return None
 
 
 def grade_all(
@@ -60,58 +95,110 @@ def grade_all(
     *,
     jobs: int = 1,
     shard: tuple[int, int] | None = None,
+    only: list[str] | None = None,
     force: bool = False,
-    budget: float = DEFAULT_BUDGET,
-    grade_fn: str = DEFAULT_GRADE_FN,
-    grade_kwargs: dict | None = None,
+    keep_stale: bool = False,
+    budget: float | None = None,
+    tests: str | None = None,
+    tests_dir: Path | None = None,
+    rubric_path: Path | None = None,
     stream=None,
-) -> dict[str, dict]:
-    """Grade every submission of this shard not graded yet; returns this shard's records by student."""
-    entries = discover(submissions)
+) -> dict:
+    """Grade who needs it (see the module docstring); returns the output's manifest."""
+    entries, strays = discover(submissions)
+    rubric_path = Path(rubric_path or DEFAULT_RUBRIC)
+    tests_dir = Path(tests_dir or runner.DEFAULT_TESTS_DIR)
+    entries_rubric = rubric.load(rubric_path)
+    if not tests_dir.is_dir():
+        raise RosterError(f"{tests_dir}: graded tests folder not found")
+    if only:
+        unknown = sorted(set(only) - {e.student for e in entries})
+        if unknown:
+            raise RosterError(f"--only: no submission in {submissions} for {', '.join(unknown)}")
     mine = in_shard(entries, *shard) if shard else entries
+    chosen = [e for e in mine if not only or e.student in only]
     out.mkdir(parents=True, exist_ok=True)
-    manifest = Manifest(out, [e.student for e in entries], [e.student for e in mine], shard, submissions)
-    config = json.dumps({"grade_fn": grade_fn, "kwargs": grade_kwargs or {}}, sort_keys=True)
-    done: dict[str, dict] = {}
-    todo = []
+    records.collect_garbage(out)
+    kit = kit_fingerprint(tests_dir, rubric_path)
+    setup = Setup(
+        tests_dir=tests_dir.resolve(),
+        rubric_path=rubric_path.resolve(),
+        entries=entries_rubric,
+        kit=kit,
+        isolation=isolation_level(),
+        budget=budget or default_budget(),
+    )
+    numbers = [e.number for e in sorted(entries_rubric, key=lambda e: rubric.number_key(e.number))]
+    old = read_manifest(out) or {}
+    pending = old.get("pending") or {"run": None, "students": {}}
+    fps = {e.student: fingerprint_of(e.path) for e in mine}
+    todo: list[tuple] = []
+    kept_stale: list[str] = []
     for e in mine:
-        fp = fingerprint_of(e.path)
         rec = records.read_record(records.record_path(out, e.student))
-        if not force and _is_current(rec, fp, config):
-            done[e.student] = rec
-            manifest.data["status"][e.student] = rec["status"]
-        else:
-            todo.append((e, fp))
-    manifest.write()
-    progress = Progress(len(todo), stream=stream, skipped=len(done))
+        if e.student in pending["students"] and (rec is None or rec.get("run") != pending["run"]):
+            todo.append((e, pending["students"][e.student], rec))  # an interrupted run's work
+        elif e not in chosen:
+            continue
+        elif force or tests:
+            todo.append((e, tests, rec))
+        elif why := _needs_grading(rec, kit, fps[e.student], numbers):
+            if why == "stale" and keep_stale:
+                kept_stale.append(e.student)
+            else:
+                todo.append((e, None, rec))
+    run_id = secrets.token_hex(6)
+    manifest = {
+        "format": records.FORMAT,
+        "source": str(submissions),
+        "shard": list(shard) if shard else None,
+        "roster": [e.student for e in entries],
+        "assigned": [e.student for e in mine],
+        "strays": strays,
+        "kit": kit,
+        "rubric": [
+            {"number": e.number, "name": e.name, "points": e.points}
+            for e in sorted(entries_rubric, key=lambda e: rubric.number_key(e.number))
+        ],
+        "submissions": fps,
+        "pending": {"run": run_id, "students": {e.student: pat for e, pat, _ in todo}},
+    }
+    records.write_json_atomic(out / MANIFEST, manifest)
+    progress = Progress(len(todo), stream=stream, kept=len(mine) - len(todo), stale=kept_stale, strays=strays)
     live: set = set()
+    stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        futures = {
+        futures = [
             pool.submit(
                 grade_one,
                 e,
                 out,
-                fingerprint=fp,
-                config=config,
-                budget=budget,
-                grade_fn=grade_fn,
-                grade_kwargs=grade_kwargs or {},
+                setup,
+                submission=fps[e.student],
+                pattern=pat,
+                previous=rec,
+                run_id=run_id,
                 live=live,
-            ): e
-            for e, fp in todo
-        }
+                stop=stop,
+            )
+            for e, pat, rec in todo
+        ]
         for fut in as_completed(futures):
             rec = fut.result()
-            done[rec["student"]] = rec
-            manifest.set(rec["student"], rec["status"])
-            progress.update(rec)
+            if rec is not None:
+                progress.update(rec)
     except BaseException:
-        # Ctrl-C or a bug: stop queued work and the running graders; committed records stay.
+        # Ctrl-C, SIGTERM or a bug: stop queued work and every running suite; nothing half-done is
+        # committed, and `pending` tells the next run whom to finish.
+        stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
         for proc in list(live):
             kill_group(proc)
+        pool.shutdown(wait=True)
         raise
     pool.shutdown(wait=True)
+    manifest["pending"] = None
+    records.write_json_atomic(out / MANIFEST, manifest)
     progress.finish()
-    return {s: done[s] for s in sorted(done)}
+    return manifest

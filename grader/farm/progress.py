@@ -14,14 +14,21 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    def __init__(self, total: int, *, stream=None, skipped: int = 0, width: int = 28):
+    def __init__(self, total: int, *, stream=None, kept: int = 0, stale=(), strays=(), width: int = 28):
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.total, self.done, self.width = total, 0, width
         self.counts = dict.fromkeys(records.STATUSES, 0)
         self.t0 = time.monotonic()
-        if skipped:
-            self._line(f"{skipped} already graded (kept; --force regrades them)")
+        for name in strays:
+            self._line(f"ignored {name}: not a student's folder or .zip")
+        if kept - len(stale):
+            self._line(f"{kept - len(stale)} already graded by this kit (kept; --force regrades them)")
+        if stale:
+            self._line(
+                f"STALE: {len(stale)} result(s) kept by --keep-stale were graded by another kit or "
+                f"submission than today's: {', '.join(stale)}"
+            )
 
     def _line(self, text: str) -> None:
         if self.tty:
@@ -41,7 +48,7 @@ class Progress:
             bar = "#" * filled + "." * (self.width - filled)
             self.stream.write(
                 f"\r\033[K[{bar}] {self.done}/{self.total}  graded {self.counts['graded']}"
-                f"  errors {self.counts['grader_error']}"
+                f"  timed out {self.counts['timed_out']}  errors {self.counts['grader_error']}"
                 f"  unreadable {self.counts['unreadable_submission']}  eta {_clock(eta)}"
             )
             self.stream.flush()

@@ -1,21 +1,33 @@
-"""One student's outcome on disk: written atomically, read back defensively.
+"""One student's outcome on disk: committed atomically, read back defensively.
 
-A record is the commit point of grading one student: `students/<id>/record.json` appears (via an
-atomic rename) only once everything else for that student is on disk, so a run killed at any moment
-leaves either a complete record or none.
+A student's folder `students/<id>` is a symbolic link to one complete version of it
+(`students/.versions/<id>.<token>/`: record.json, results.json, grader.log). A new grading is
+written into a new version, then the link is replaced by an atomic rename. A run stopped at any
+instant, by any signal, leaves each student with the complete previous version or the complete new
+one, never a mix.
+
+A record keeps its results per test, each with the fingerprints of the kit and the submission that
+produced it (grader/farm/fingerprint.py): partial regrades merge into it, and a test graded by
+another kit or another submission than today's is stale.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import shutil
 import tempfile
 from pathlib import Path
 
+FORMAT = 2
 GRADED = "graded"
-GRADER_ERROR = "grader_error"
 UNREADABLE = "unreadable_submission"
-STATUSES = (GRADED, GRADER_ERROR, UNREADABLE)
+TIMED_OUT = "timed_out"
+INTERRUPTED = "interrupted"
+GRADER_ERROR = "grader_error"
+STATUSES = (GRADED, UNREADABLE, TIMED_OUT, INTERRUPTED, GRADER_ERROR)
+VERSIONS = ".versions"
 
 
 def _umask() -> int:
@@ -69,12 +81,18 @@ def record_path(out: Path, student: str) -> Path:
 
 
 def read_record(path: Path) -> dict | None:
-    """The record at `path`, or None if it is missing or not a record we wrote."""
+    """The record at `path`, or None if it is missing or not a record of this format."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("status") not in STATUSES or "student" not in data:
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != FORMAT
+        or data.get("status") not in STATUSES
+        or "student" not in data
+        or not isinstance(data.get("tests"), list)
+    ):
         return None
     return data
 
@@ -85,40 +103,65 @@ def read_records(out: Path) -> dict[str, dict]:
     root = out / "students"
     if root.is_dir():
         for d in sorted(root.iterdir()):
+            if d.name.startswith("."):
+                continue
             rec = read_record(d / "record.json")
             if rec is not None:
                 found[rec["student"]] = rec
     return found
 
 
-def make_record(
-    student: str,
-    source: str,
-    fingerprint: str,
-    status: str,
-    *,
-    results: dict | None = None,
-    config: str = "",
-    message: str = "",
-    details: str = "",
-    seconds: float = 0.0,
-    started: str = "",
-) -> dict:
-    score = max_score = None
-    if status == GRADED and results is not None:
-        score = float(results.get("score", 0.0))
-        max_score = sum(float(t.get("max_score", 0.0)) for t in results.get("tests", []))
-    return {
-        "student": student,
-        "source": source,
-        "fingerprint": fingerprint,
-        "config": config,
-        "status": status,
-        "score": score,
-        "max_score": max_score,
-        "message": message,
-        "details": details,
-        "results": results,
-        # Timings are kept apart so that outputs can be compared with them stripped.
-        "timing": {"started": started, "seconds": round(seconds, 3)},
-    }
+def commit(out: Path, student: str, files: dict[str, str]) -> None:
+    """Make `files` (name -> text; record.json among them) the student's folder, atomically."""
+    root = out / "students"
+    versions = root / VERSIONS
+    versions.mkdir(parents=True, exist_ok=True)
+    version = versions / f"{student}.{secrets.token_hex(6)}"
+    version.mkdir()
+    for name, text in files.items():
+        path = version / name
+        with path.open("w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(path, _MODE)
+    link = root / student
+    old = os.readlink(link) if link.is_symlink() else None
+    if link.exists() and not link.is_symlink():  # an output written before versions existed
+        shutil.rmtree(link)
+    tmp = root / f".{student}.{secrets.token_hex(6)}.link"
+    os.symlink(os.path.join(VERSIONS, version.name), tmp)
+    os.replace(tmp, link)  # the commit point
+    _fsync_dir(root)
+    if old:
+        shutil.rmtree(root / old, ignore_errors=True)
+
+
+def collect_garbage(out: Path) -> None:
+    """Remove versions and links no student points to (left by a run killed mid-commit)."""
+    root = out / "students"
+    versions = root / VERSIONS
+    if not versions.is_dir():
+        return
+    live = {os.path.basename(os.readlink(p)) for p in root.iterdir() if p.is_symlink()}
+    for v in versions.iterdir():
+        if v.name not in live:
+            shutil.rmtree(v, ignore_errors=True)
+    for p in root.glob(".*.link"):
+        p.unlink(missing_ok=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def dumps(data) -> str:
+    return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def total(tests: list[dict]) -> float:
+    return float(sum(float(t.get("score", 0.0)) for t in tests))

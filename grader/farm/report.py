@@ -1,8 +1,9 @@
 """report.html: one self-contained page (inline CSS and SVG, no scripts, no external resources).
 
-Shows the score histogram, how often each test fails, the distribution of speed-gate ratios, the
-students the grader could not grade (each linking to that student's feedback further down the page),
-and every student's feedback.
+Shows the stale results first (graded by another kit or submission than today's: they may not be
+the grade), then the score histogram, how often each test fails, the distribution of speed-gate
+ratios, the students the grader could not fully grade (each linking to that student's feedback
+further down the page), and every student's feedback.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:62rem;paddin
 h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ccd;padding-bottom:.2rem}
 table{border-collapse:collapse;width:100%}td,th{padding:.25rem .5rem;border-bottom:1px solid #e3e6ea;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}.bar{background:#c0392b;height:.8rem;display:inline-block}
-.graded{color:#1e7b34}.grader_error{color:#b3261e;font-weight:600}.unreadable_submission{color:#9a6700;font-weight:600}
+.graded{color:#1e7b34}.grader_error,.interrupted{color:#b3261e;font-weight:600}.unreadable_submission,.timed_out{color:#9a6700;font-weight:600}
+.stale{background:#fff3cd;border:2px solid #9a6700;padding:.5rem 1rem}
 pre{white-space:pre-wrap;background:#f5f6f8;padding:.5rem;border-radius:4px;font-size:13px;margin:.2rem 0}
 section.student{border-top:1px solid #e3e6ea;padding-top:.4rem}.kpi span{margin-right:1.6rem}
 svg text{font:12px system-ui,sans-serif;fill:#1d232a}
@@ -72,25 +74,26 @@ def ratio_bins(values: list[float]) -> tuple[list[int], list[str]]:
     return counts, labels
 
 
-def _student_section(rec: dict) -> str:
-    s = rec["student"]
+def _student_section(r: dict, rec: dict | None) -> str:
+    s = r["student"]
     head = (
         f'<section class="student" id="student-{escape(s)}"><h3>{escape(s)} — '
-        f'<span class="{rec["status"]}">{rec["status"]}</span>'
+        f'<span class="{r["status"]}">{r["status"]}</span>'
     )
-    if rec["status"] == records.GRADED:
-        head += f" — {rec['score']:g}/{rec['max_score']:g}"
-    parts = [head + "</h3>", f"<p>submitted as <code>{escape(rec['source'])}</code></p>"]
-    if rec["message"]:
-        parts.append(f"<pre>{escape(rec['message'])}</pre>")
-    if rec.get("details"):
+    if r["total"] is not None:
+        head += f" — {r['total']:g}/{r['max_total']:g}"
+    if r["stale"]:
+        head += ' — <span class="stale">STALE: ' + escape(" ".join(r["stale"])) + "</span>"
+    parts = [head + "</h3>"]
+    if rec is not None:
+        parts.append(f"<p>submitted as <code>{escape(rec['source'])}</code></p>")
+    if r["reason"]:
+        parts.append(f"<pre>{escape(r['reason'])}</pre>")
+    if rec is not None and rec.get("details"):
         parts.append(
             f"<details><summary>grader output</summary><pre>{escape(rec['details'])}</pre></details>"
         )
-    results = rec.get("results") or {}
-    if results.get("output"):
-        parts.append(f"<pre>{escape(str(results['output'])[:OUTPUT_CAP])}</pre>")
-    for t in results.get("tests", []):
+    for t in (rec or {}).get("tests", []):
         ok = float(t.get("score", 0)) >= float(t.get("max_score", 0))
         out = str(t.get("output") or "")[:OUTPUT_CAP]
         parts.append(
@@ -102,8 +105,8 @@ def _student_section(rec: dict) -> str:
     return "".join(parts) + "</section>"
 
 
-def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str:
-    cols, table = rows(recs)
+def render(manifest: dict, recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str:
+    cols, table = rows(manifest, recs)
     graded = [r for r in table if r["status"] == records.GRADED]
     totals = [r["total"] for r in graded]
     max_total = max((r["max_total"] or 0 for r in graded), default=100.0) or 100.0
@@ -116,6 +119,19 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
             f"<span>mean {statistics.fmean(totals):.1f}</span><span>median {statistics.median(totals):g}</span>"
         )
     body = [f"<h1>{escape(title)}</h1>", f'<p class="kpi">{"".join(kpi)}</p>']
+    stale = [r for r in table if r["stale"]]
+    if stale:
+        body.append(
+            f'<div class="stale" id="stale"><strong>STALE: {len(stale)} student(s) have results graded by '
+            "another kit or submission than today's; they may not be the grade. Regrade them (rerun "
+            "without --keep-stale).</strong><ul>"
+            + "".join(
+                f'<li><a href="#student-{escape(r["student"])}">{escape(r["student"])}</a>: '
+                f"{escape(' '.join(r['stale']))}</li>"
+                for r in stale
+            )
+            + "</ul></div>"
+        )
 
     body.append('<h2 id="scores">Score histogram</h2>')
     if totals:
@@ -132,7 +148,7 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
         for col in cols:
             maxes = {}
             for rec in recs.values():
-                for t in (rec.get("results") or {}).get("tests", []):
+                for t in rec["tests"]:
                     if test_column(t) == col:
                         maxes[rec["student"]] = float(t.get("max_score", 0))
             took = [r for r in graded if col in r["points"]]
@@ -148,7 +164,9 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
         body.append("<p>No test results.</p>")
 
     body.append('<h2 id="speed">Speed-gate ratios</h2>')
-    rs = ratios({s: r for s, r in recs.items() if r["status"] == records.GRADED})
+    rs = ratios(
+        {s: {"results": {"tests": r["tests"]}} for s, r in recs.items() if r["status"] == records.GRADED}
+    )
     if rs:
         c, labels = ratio_bins([v for _, _, v in rs])
         over = sum(v >= 1 for _, _, v in rs)
@@ -179,14 +197,14 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
         for r in bad:
             body.append(
                 f'<li class="{r["status"]}"><a href="#student-{escape(r["student"])}">{escape(r["student"])}</a>'
-                f" — {r['status']}: {escape(r['message'][:300])}</li>"
+                f" — {r['status']}: {escape(r['reason'][:300])}</li>"
             )
         body.append("</ul>")
     else:
         body.append("<p>Every submission was graded.</p>")
 
     body.append('<h2 id="feedback">Feedback per student</h2>')
-    body += [_student_section(recs[s]) for s in sorted(recs)]
+    body += [_student_section(r, recs.get(r["student"])) for r in table]
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
@@ -195,9 +213,7 @@ def render(recs: dict[str, dict], *, title: str = "bpe-kit class report") -> str
     )
 
 
-def write(out: Path, recs: dict[str, dict] | None = None) -> Path:
-    if recs is None:
-        recs = records.read_records(out)
+def write(out: Path, manifest: dict, recs: dict[str, dict]) -> Path:
     path = out / "report.html"
-    records.write_text_atomic(path, render(recs))
+    records.write_text_atomic(path, render(manifest, recs))
     return path

@@ -1,7 +1,8 @@
 """Who is in the class: one folder or zip per student, named by student id; and who is in a shard.
 
-Shards split the SORTED roster by index modulo N, so every machine that sees the same directory
-agrees on who grades whom, and the shards differ in size by at most one.
+The roster is sorted case-insensitively (as a person reads a class list). Shards split it by index
+modulo N, so every machine that sees the same directory agrees on who grades whom, and the shards
+differ in size by at most one. Any other file in the folder is a stray: reported, never a student.
 """
 
 from __future__ import annotations
@@ -21,15 +22,25 @@ class Entry:
     path: Path
 
 
-def discover(submissions: Path) -> list[Entry]:
-    """Every student in `submissions`, sorted by id. Hidden files and OS litter are ignored."""
+def roster_key(student: str) -> tuple[str, str]:
+    return (student.casefold(), student)
+
+
+def discover(submissions: Path) -> tuple[list[Entry], list[str]]:
+    """(every student in `submissions` in roster order, the names of stray files there).
+
+    Hidden files and OS litter are ignored silently."""
     if not submissions.is_dir():
         raise RosterError(f"{submissions}: not a directory of submissions")
     by_id: dict[str, list[Path]] = {}
+    strays = []
     for p in submissions.iterdir():
         if p.name.startswith((".", "__MACOSX")) or p.name in ("Thumbs.db", "desktop.ini"):
             continue
-        sid = p.name[:-4] if p.is_file() and p.name.lower().endswith(".zip") else p.name
+        if p.is_file() and not p.name.lower().endswith(".zip"):
+            strays.append(p.name)
+            continue
+        sid = p.name[:-4] if p.is_file() else p.name
         if not _ID.match(sid):
             raise RosterError(f"{p}: {sid!r} is not usable as a student id (letters, digits, ._@+- only)")
         by_id.setdefault(sid, []).append(p)
@@ -40,7 +51,8 @@ def discover(submissions: Path) -> list[Entry]:
             f"{submissions}: student {sid!r} has more than one submission: "
             + ", ".join(sorted(q.name for q in paths))
         )
-    return [Entry(sid, paths[0]) for sid, paths in sorted(by_id.items())]
+    entries = [Entry(sid, by_id[sid][0]) for sid in sorted(by_id, key=roster_key)]
+    return entries, sorted(strays, key=roster_key)
 
 
 def parse_shard(spec: str) -> tuple[int, int]:

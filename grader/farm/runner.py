@@ -1,25 +1,52 @@
-"""Grade one student: unpack, run the worker under a wall-clock budget, turn the outcome into a record."""
+"""Grade one student: unpack, run the graded suite's pytest process under the student's budget,
+turn its per-test records into the student's record, and commit it.
+
+One process per trust boundary: the farm starts the suite's pytest process itself (which starts the
+sandboxed workers that run the student's code). One budget bounds it, the whole process group is
+killed when it is spent or when the farm stops, and the kernel kills it if the farm dies outright
+(grader/farm/launch.py).
+"""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import SubmissionError
+from .. import report, rubric, scoring
+from ..errors import RubricError, SubmissionError, SuiteError
+from ..suite import outcome, runner
 from . import records
 from .roster import Entry
 from .unpack import prepare
-from .worker import EXIT_UNREADABLE
 
-KIT_ROOT = Path(__file__).resolve().parents[2]
+
+@dataclass(frozen=True)
+class Setup:
+    """What grades every student of a run alike (computed once per run)."""
+
+    tests_dir: Path
+    rubric_path: Path
+    entries: list[rubric.Entry]
+    kit: str  # grader.farm.fingerprint.kit_fingerprint
+    isolation: str
+    budget: float
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    tests: list[dict]  # this run's tests, results.json-shaped, in rubric order
+    message: str = ""
+    running: str = ""  # timed_out: the test that was running
 
 
 def _tail(path: Path, limit: int = 2000) -> str:
@@ -28,85 +55,6 @@ def _tail(path: Path, limit: int = 2000) -> str:
     except OSError:
         return ""
     return data.decode("utf-8", "replace").strip()
-
-
-def _valid_results(data) -> bool:
-    return (
-        isinstance(data, dict)
-        and isinstance(data.get("tests"), list)
-        and isinstance(data.get("score"), (int, float))
-        and not isinstance(data.get("score"), bool)
-    )
-
-
-def _last_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return lines[-1] if lines else "no output"
-
-
-def run_worker(
-    pkg_parent: Path, out_dir: Path, *, budget: float, grade_fn: str, grade_kwargs: dict, live: set, log: Path
-) -> tuple[str, dict | None, str]:
-    """(status, results, message) for one graded directory; kills the process group on overrun.
-
-    Messages are one line (the error itself); the grader's full output stays in grader.log.
-    """
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(KIT_ROOT), env.get("PYTHONPATH")]))
-    cmd = [
-        sys.executable,
-        "-m",
-        "grader.farm.worker",
-        str(pkg_parent),
-        str(out_dir),
-        "--grade-fn",
-        grade_fn,
-        "--timeout-total",
-        str(grader_timeout(budget)),
-        "--grade-kwargs",
-        json.dumps(grade_kwargs),
-        "--parent-pid",
-        str(os.getpid()),
-    ]
-    with log.open("wb") as logf:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=KIT_ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=logf,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        live.add(proc)
-        try:
-            rc = proc.wait(timeout=budget)
-        except subprocess.TimeoutExpired:
-            kill_group(proc)
-            return (
-                records.GRADER_ERROR,
-                None,
-                f"grading took longer than its {budget:g} s budget and was stopped",
-            )
-        finally:
-            kill_group(proc)  # stragglers of a finished worker never outlive it
-            live.discard(proc)
-    if rc == EXIT_UNREADABLE:
-        return records.UNREADABLE, None, _last_line(_tail(log))
-    if rc != 0:
-        return records.GRADER_ERROR, None, f"the grader failed (exit status {rc}): {_last_line(_tail(log))}"
-    try:
-        results = json.loads((out_dir / "farm-results.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        return records.GRADER_ERROR, None, f"the grader wrote no readable results ({e})"
-    if not _valid_results(results):
-        return records.GRADER_ERROR, None, "the grader's results are not in the results.json schema"
-    return records.GRADED, results, ""
-
-
-def grader_timeout(budget: float) -> float:
-    """The grader gets slightly less than the budget, so its own clean timeout normally fires first."""
-    return max(budget * 0.9, budget - 30.0)
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -120,61 +68,183 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def _journal(path: Path) -> tuple[list[dict], list[str]]:
+    """(per-test records, started node ids) a stopped pytest process had written."""
+    recs, started = [], []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return recs, started
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # the line being written when the process was killed
+        if "record" in entry:
+            recs.append(entry["record"])
+        elif "start" in entry:
+            started.append(entry["start"])
+    return outcome.merge(recs), started
+
+
+def _entry_name(setup: Setup, nodeid: str) -> str:
+    for e in setup.entries:
+        if e.covers(nodeid):
+            return f"{e.number} {e.name}"
+    return nodeid
+
+
+def _tests(setup: Setup, recs: list[dict], *, partial: bool) -> list[dict]:
+    scored = scoring.score(setup.entries, recs, partial_run=partial)
+    return report.results_json(scored, execution_time=0.0, isolation=setup.isolation)["tests"]
+
+
+def run_student(
+    pkg_parent: Path,
+    scratch: Path,
+    log: Path,
+    setup: Setup,
+    *,
+    pattern: str | None,
+    hide: tuple[Path, ...],
+    live: set,
+    stop: threading.Event,
+) -> Outcome | None:
+    """The outcome of grading one unpacked submission; None if the run was stopped meanwhile."""
+    cmd = runner.suite_command(pkg_parent, scratch, tests_dir=setup.tests_dir, pattern=pattern, hide=hide)
+    argv = [sys.executable, "-m", "grader.farm.launch", str(os.getpid()), "--", *cmd.argv]
+    timed_out = False
+    if stop.is_set():
+        return None
+    with log.open("wb") as logf:
+        proc = subprocess.Popen(
+            argv,
+            cwd=cmd.cwd,
+            env=cmd.env,
+            stdin=subprocess.DEVNULL,
+            stdout=logf,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        live.add(proc)
+        try:
+            rc = None if stop.is_set() else proc.wait(timeout=setup.budget)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            kill_group(proc)  # on overrun, and stragglers of a finished run never outlive it
+            live.discard(proc)
+    if stop.is_set():
+        return None
+    if timed_out:
+        recs, started = _journal(cmd.journal)
+        done = {r["nodeid"] for r in recs}
+        running = next((n for n in reversed(started) if n not in done), "")
+        running = _entry_name(setup, running) if running else ""
+        tests = _tests(setup, recs, partial=True)
+        return Outcome(
+            records.TIMED_OUT,
+            tests,
+            f"stopped after its {setup.budget:g} s budget"
+            + (f" while running {running}" if running else "")
+            + f"; {len(tests)} test(s) had finished",
+            running,
+        )
+    try:
+        recs = runner.suite_records(cmd, rc, _tail(log, 6000))
+        tests = _tests(setup, recs, partial=bool(pattern))
+    except (SuiteError, RubricError) as e:
+        return Outcome(records.GRADER_ERROR, [], str(e))
+    if pattern and not tests:
+        return Outcome(records.GRADER_ERROR, [], f"--tests {pattern!r} selects none of the graded tests")
+    return Outcome(records.GRADED, tests)
+
+
+def merged_tests(setup: Setup, previous: dict | None, new: list[dict]) -> list[dict]:
+    """The previous record's tests overlaid by this run's, for the rubric's tests, in rubric order."""
+    by_number = {t["number"]: t for t in (previous or {}).get("tests", [])}
+    by_number.update({t["number"]: t for t in new})
+    order = [e.number for e in sorted(setup.entries, key=lambda e: rubric.number_key(e.number))]
+    return [by_number[n] for n in order if n in by_number]
+
+
 def grade_one(
     entry: Entry,
     out: Path,
+    setup: Setup,
     *,
-    fingerprint: str,
-    config: str,
-    budget: float,
-    grade_fn: str,
-    grade_kwargs: dict,
+    submission: str,
+    pattern: str | None,
+    previous: dict | None,
+    run_id: str,
     live: set,
-) -> dict:
-    """Grade `entry` and commit its record under `out`; returns the record."""
-    sdir = records.student_dir(out, entry.student)
-    sdir.mkdir(parents=True, exist_ok=True)
-    gdir = sdir / "grader"
-    if gdir.exists():
-        shutil.rmtree(gdir)
+    stop: threading.Event,
+) -> dict | None:
+    """Grade `entry`, commit its record under `out` and return it; None if the run was stopped."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bpe-farm-") as scratch:
+        scratch = Path(scratch)
+        log = scratch / "grader.log"
+        log.touch()
+        (scratch / "unpacked").mkdir()
         try:
-            pkg_parent = prepare(entry.path, Path(scratch))
+            pkg_parent = prepare(entry.path, scratch / "unpacked")
         except SubmissionError as e:
-            status, results, message = records.UNREADABLE, None, str(e)
-        except Exception as e:
-            status, results, message = (
-                records.GRADER_ERROR,
-                None,
-                f"could not unpack: {type(e).__name__}: {e}",
-            )
+            result = Outcome(records.UNREADABLE, [], str(e))
         else:
+            (scratch / "run").mkdir()
             try:
-                status, results, message = run_worker(
+                result = run_student(
                     pkg_parent,
-                    gdir,
-                    budget=budget,
-                    grade_fn=grade_fn,
-                    grade_kwargs=grade_kwargs,
+                    scratch / "run",
+                    log,
+                    setup,
+                    pattern=pattern,
+                    hide=(out.resolve(),),
                     live=live,
-                    log=sdir / "grader.log",
+                    stop=stop,
                 )
             except OSError as e:
-                status, results, message = records.GRADER_ERROR, None, f"could not start the grader: {e}"
-    details = _tail(sdir / "grader.log", 6000) if status == records.GRADER_ERROR else ""
-    rec = records.make_record(
-        entry.student,
-        entry.path.name,
-        fingerprint,
-        status,
-        results=results,
-        config=config,
-        message=message,
-        details=details,
-        seconds=time.monotonic() - t0,
-        started=started,
-    )
-    records.write_json_atomic(records.record_path(out, entry.student), rec)
+                result = Outcome(records.GRADER_ERROR, [], f"could not start the graded suite: {e}")
+        if result is None or stop.is_set():
+            return None
+        fresh = [dict(t, kit=setup.kit, submission=submission) for t in result.tests]
+        if result.status == records.UNREADABLE:
+            tests = []
+        else:
+            keep = previous if previous and previous["status"] != records.UNREADABLE else None
+            tests = merged_tests(setup, keep, fresh)
+        rec = {
+            "format": records.FORMAT,
+            "student": entry.student,
+            "source": entry.path.name,
+            "submission": submission,
+            "kit": setup.kit,
+            "run": run_id,
+            "status": result.status,
+            "message": result.message,
+            "running": result.running,
+            "details": _tail(log, 6000) if result.status == records.GRADER_ERROR else "",
+            "isolation": setup.isolation,
+            "tests": tests,
+            "score": 0.0 if result.status == records.UNREADABLE else records.total(tests),
+            "max_score": float(sum(e.points for e in setup.entries)),
+            # Timings are kept apart so that outputs can be compared with them stripped.
+            "timing": {"started": started, "seconds": round(time.monotonic() - t0, 3)},
+        }
+        results = {
+            "score": rec["score"],
+            "tests": [{k: v for k, v in t.items() if k not in ("kit", "submission")} for t in tests],
+            "extra_data": {"isolation": setup.isolation, "status": rec["status"], "kit": setup.kit},
+        }
+        records.commit(
+            out,
+            entry.student,
+            {
+                "record.json": records.dumps(rec),
+                "results.json": records.dumps(results),
+                "grader.log": log.read_text(encoding="utf-8", errors="replace"),
+            },
+        )
     return rec

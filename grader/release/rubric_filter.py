@@ -39,14 +39,22 @@ def visible_only(text: str) -> str:
             kept.append(block)
         else:
             withheld += entry.get("points", 0)
+    want = [t for t in full.get("test", []) if t.get("visibility", "visible") == "visible"]
+    if "total" in full:  # the declared total becomes the visible tests' own
+        points = sum(t["points"] for t in want)
+        head = re.sub(
+            r"(?m)^total\s*=.*$",
+            f"total = {int(points) if float(points).is_integer() else points}  # the visible tests' points",
+            head,
+        )
     note = f"# Points of the tests left out here, graded on Gradescope only.\n{WITHHELD} = {withheld}\n\n"
     result = head.rstrip("\n") + "\n\n" + note + "".join(kept)
-    want = [t for t in full.get("test", []) if t.get("visibility", "visible") == "visible"]
     got = tomllib.loads(result)
     if (
         got.pop(WITHHELD, None) != withheld
         or got.get("test", []) != want
-        or {k: v for k, v in got.items() if k != "test"} != {k: v for k, v in full.items() if k != "test"}
+        or {k: v for k, v in got.items() if k not in ("test", "total")}
+        != {k: v for k, v in full.items() if k not in ("test", "total")}
     ):
         raise RubricError(
             "grader/rubric.toml: could not separate its [[test]] tables cleanly; "

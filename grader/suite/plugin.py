@@ -35,6 +35,11 @@ def pytest_addoption(parser):
     )
     group.addoption("--grader-results", default=None, help="write per-test records (JSON) here")
     group.addoption(
+        "--grader-journal",
+        default=None,
+        help="append each test's start and records here as they happen (JSON lines), for a run stopped early",
+    )
+    group.addoption(
         "--worker-isolation",
         choices=("auto", "uid", "process-group"),
         default="auto",
@@ -50,6 +55,18 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.stash[_RECORDS] = []
+
+
+def _journal(config, entry: dict) -> None:
+    path = config.getoption("--grader-journal")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _journal(item.config, {"start": item.nodeid})
 
 
 @pytest.fixture(scope="session")
@@ -142,6 +159,7 @@ def pytest_runtest_makereport(item, call):
         record = outcome.record(item, report, call, item.stash.get(_OUTPUT, ""))
         if record is not None:
             item.config.stash[_RECORDS].append(record)
+            _journal(item.config, {"record": record})
             report.user_properties.append(("bpe_status", record["status"]))
 
 

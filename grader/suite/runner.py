@@ -1,7 +1,9 @@
 """Run the graded suite on one submission: pytest in a fresh trusted process with our plugin.
 
 A separate pytest process per submission keeps gradings independent (no module caches shared
-between submissions in a batch) and lets the caller bound the whole run.
+between submissions in a batch) and lets the caller bound the whole run. `run_suite` starts and
+waits for it; the farm, which budgets and interrupts each student itself, starts the same command
+(`suite_command`) directly, so there is one process per trust boundary and one budget.
 """
 
 from __future__ import annotations
@@ -11,12 +13,99 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import SuiteError
 from ..paths import DEFAULT_TESTS_DIR, KIT_ROOT
 
 DEFAULT_TEST_TIMEOUT = 60
+
+
+@dataclass(frozen=True)
+class SuiteCommand:
+    """How to start the graded suite's pytest process: the callers that budget it (the farm) start it
+    themselves; `records` is where the plugin writes the per-test records, `journal` where it
+    appends each record as it is made (what a stopped run had finished, and what it was running)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    records: Path
+    journal: Path
+
+
+def suite_command(
+    package_parent: Path,
+    workdir: Path,
+    *,
+    tests_dir: Path = DEFAULT_TESTS_DIR,
+    pattern: str | None = None,
+    node_ids: list[str] | None = None,
+    inprocess: bool = False,
+    hide: tuple[Path, ...] = (),
+    isolation: str = "auto",
+) -> SuiteCommand:
+    """The pytest command that grades `package_parent`, with its scratch files in `workdir`.
+
+    `node_ids` (relative to `tests_dir`) runs only those tests; `pattern` is a pytest -k expression."""
+    tests_dir = Path(tests_dir).resolve()
+    if not tests_dir.is_dir():
+        raise SuiteError(f"{tests_dir}: graded tests folder not found")
+    workdir = Path(workdir)
+    ini = workdir / "pytest.ini"
+    ini.write_text(f"[pytest]\ntimeout = {DEFAULT_TEST_TIMEOUT}\ntimeout_method = signal\n")
+    records = workdir / "records.json"
+    journal = workdir / "journal.jsonl"
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *([str(tests_dir / n) for n in node_ids] if node_ids else [str(tests_dir)]),
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(tests_dir),
+        "-p",
+        "grader.suite.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-vv",
+        "--tb=no",
+        "-rN",
+        "--basetemp",
+        str(workdir / "basetemp"),
+        "--submission",
+        str(package_parent),
+        "--grader-results",
+        str(records),
+        "--grader-journal",
+        str(journal),
+    ]
+    if inprocess:
+        argv.append("--inprocess")
+    for folder in hide:
+        argv += ["--worker-hide", str(folder)]
+    argv += ["--worker-isolation", isolation]
+    if pattern:
+        argv += ["-k", pattern]
+    env = dict(os.environ, PYTHONPATH=str(KIT_ROOT), PYTHONDONTWRITEBYTECODE="1")
+    for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):  # the grade must not depend on the caller's
+        env.pop(name, None)
+    return SuiteCommand(argv, env, workdir, records, journal)
+
+
+def suite_records(cmd: SuiteCommand, returncode: int, output: str) -> list[dict]:
+    """The per-test records of a finished suite process, or SuiteError saying why there are none."""
+    # pytest exit codes: 0 all passed, 1 some failed, 5 nothing collected (a -k that matched none).
+    if returncode not in (0, 1, 5) or not cmd.records.exists():
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        why = next(
+            (line for line in reversed(lines) if "Error" in line or "Exit" in line),
+            lines[-1] if lines else "",
+        )
+        raise SuiteError(f"the graded suite could not run (pytest exit {returncode}): {why[:400]}")
+    return json.loads(cmd.records.read_text())
 
 
 def run_suite(
@@ -30,62 +119,22 @@ def run_suite(
     hide: tuple[Path, ...] = (),
     isolation: str = "auto",
 ) -> list[dict]:
-    """Per-test records (see grader/suite/outcome.py) of the graded suite run against `package_parent`.
-
-    `node_ids` (relative to `tests_dir`) runs only those tests; `pattern` is a pytest -k expression."""
-    tests_dir = Path(tests_dir).resolve()
-    if not tests_dir.is_dir():
-        raise SuiteError(f"{tests_dir}: graded tests folder not found")
+    """Per-test records (see grader/suite/outcome.py) of the graded suite run against `package_parent`."""
     with tempfile.TemporaryDirectory(prefix="bpe-kit-run-") as tmp:
-        tmp = Path(tmp)
-        ini = tmp / "pytest.ini"
-        ini.write_text(f"[pytest]\ntimeout = {DEFAULT_TEST_TIMEOUT}\ntimeout_method = signal\n")
-        records = tmp / "records.json"
-        argv = [
-            sys.executable,
-            "-m",
-            "pytest",
-            *([str(tests_dir / n) for n in node_ids] if node_ids else [str(tests_dir)]),
-            "-c",
-            str(ini),
-            "--rootdir",
-            str(tests_dir),
-            "-p",
-            "grader.suite.plugin",
-            "-p",
-            "no:cacheprovider",
-            "-vv",
-            "--tb=no",
-            "-rN",
-            "--basetemp",
-            str(tmp / "basetemp"),
-            "--submission",
-            str(package_parent),
-            "--grader-results",
-            str(records),
-        ]
-        if inprocess:
-            argv.append("--inprocess")
-        for folder in hide:
-            argv += ["--worker-hide", str(folder)]
-        argv += ["--worker-isolation", isolation]
-        if pattern:
-            argv += ["-k", pattern]
-        env = dict(os.environ, PYTHONPATH=str(KIT_ROOT), PYTHONDONTWRITEBYTECODE="1")
-        for name in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS"):  # the grade must not depend on the caller's
-            env.pop(name, None)
+        cmd = suite_command(
+            package_parent,
+            Path(tmp),
+            tests_dir=tests_dir,
+            pattern=pattern,
+            node_ids=node_ids,
+            inprocess=inprocess,
+            hide=hide,
+            isolation=isolation,
+        )
         try:
             proc = subprocess.run(
-                argv, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout_total
+                cmd.argv, cwd=cmd.cwd, env=cmd.env, capture_output=True, text=True, timeout=timeout_total
             )
         except subprocess.TimeoutExpired:
             raise SuiteError(f"grading took longer than {timeout_total} s in total") from None
-        # pytest exit codes: 0 all passed, 1 some failed, 5 nothing collected (a -k that matched none).
-        if proc.returncode not in (0, 1, 5) or not records.exists():
-            lines = [line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
-            why = next(
-                (line for line in reversed(lines) if "Error" in line or "Exit" in line),
-                lines[-1] if lines else "",
-            )
-            raise SuiteError(f"the graded suite could not run (pytest exit {proc.returncode}): {why[:400]}")
-        return json.loads(records.read_text())
+        return suite_records(cmd, proc.returncode, proc.stdout + proc.stderr)

@@ -1,81 +1,89 @@
-"""A stand-in for grader.api.grade, so the farm's own logic is tested fast and without the grader.
+"""A small graded suite and fake submissions, so the farm is tested fast through the real grader.
 
-A fake submission carries `bpe/fake.json`: {"points": {"1.1": 10, ...}, "mode": "ok"|"crash"|"hang"
-|"garbage"|"refuse", "ratio": 0.42}. Each call appends the submission's name to $FAKE_GRADE_LOG, so tests can
-see who was (re)graded.
+The suite (`write_suite`) has four tests worth 10, 20, 30 and 40 points, as a rubric with
+`total = 100`; each asks the submission whether it passes. A fake submission carries
+`bpe/fake.json`: {"points": {"1.1": 10, ...} (a test passes when its number is listed),
+"sleep": seconds spent in every test, "hang": a test number that never returns, "ratio": the
+speed test's ratio to its budget}. Every call appends "<who> <test>" to the file named by
+`bpe/log_path` (outside the sandbox's view it is /dev/null), so tests can see who was graded.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import time
+import textwrap
 from pathlib import Path
 
-RUBRIC = [("1.1", "merge", 10.0), ("1.2", "train", 20.0), ("2.1", "encode", 30.0), ("3.1", "speed", 40.0)]
+RUBRIC = [
+    ("1.1", "merge", 10, "test_merge"),
+    ("1.2", "train", 20, "test_train"),
+    ("2.1", "encode", 30, "test_encode"),
+    ("3.1", "speed", 40, "test_speed"),
+]
+
+SUBMISSION = """
+import json, os, time
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(_HERE, "fake.json")) as f:
+    SPEC = json.load(f)
 
 
-def grade(submission: Path, out_dir: Path, *, timeout_total=None, **_):
-    spec = json.loads((submission / "bpe" / "fake.json").read_text())
-    log = os.environ.get("FAKE_GRADE_LOG")
-    if log:
-        with open(log, "a") as f:
-            f.write(spec.get("who", submission.name) + "\n")
-    time.sleep(spec.get("sleep", 0))
-    mode = spec.get("mode", "ok")
-    if mode == "crash":
-        raise RuntimeError("the sandbox could not start")
-    if mode == "refuse":  # as grader.api does: the submission's own problem, raised unchanged
-        from grader.errors import SubmissionError
-
-        raise SubmissionError("the submission holds more than 2000 files")
-    if mode == "hang":
+def passes(number):
+    if SPEC.get("hang") == number:
         time.sleep(3600)
-    if mode == "garbage":
-        return {"not": "results"}
-    tests = []
-    for number, name, max_score in RUBRIC:
-        score = float(spec.get("points", {}).get(number, 0.0))
-        output = "ok" if score == max_score else f"{name}: expected something else"
-        extra = {}
-        if number == "3.1" and "ratio" in spec:
-            extra = {"extra_data": {"figures": {"measure": "cpu_seconds", "ratio": spec["ratio"]}}}
-        tests.append(
-            {
-                **extra,
-                "number": number,
-                "name": name,
-                "score": score,
-                "max_score": max_score,
-                "status": "passed" if score == max_score else "failed",
-                "output": output,
-                "visibility": "visible",
-            }
+    time.sleep(SPEC.get("sleep", 0))
+    return number in SPEC.get("points", {})
+
+
+def ratio():
+    return SPEC.get("ratio")
+"""
+
+
+def write_suite(root: Path, *, points=None, total: int | None = 100) -> tuple[Path, Path]:
+    """(tests folder, rubric) of the four-test suite; `points` overrides a test's points by number."""
+    tests = root / "graded"
+    tests.mkdir(parents=True, exist_ok=True)
+    body = ["import pytest\n"]
+    for number, name, _, fn in RUBRIC:
+        extra = ""
+        if number == "3.1":
+            extra = (
+                "    r = bpe.ratio()\n"
+                "    if r is not None:\n"
+                '        record_property("figures", {"measure": "cpu_seconds", "ratio": r})\n'
+            )
+        body.append(
+            f"\ndef {fn}(bpe, record_property):\n{extra}"
+            f'    assert bpe.passes("{number}"), "{name}: expected something else"\n'
         )
-    results = {
-        "score": sum(t["score"] for t in tests),
-        "tests": tests,
-        "output": "fake grader",
-        "execution_time": 0.01,
-    }
-    (out_dir / "results.json").write_text(json.dumps(results))
-    return results
+    (tests / "test_class.py").write_text("".join(body))
+    points = {**{n: p for n, _, p, _ in RUBRIC}, **(points or {})}
+    rubric = root / "rubric.toml"
+    head = f"total = {total}\n\n" if total is not None else ""
+    rubric.write_text(
+        head
+        + "".join(
+            f'[[test]]\nid = "test_class.py::{fn}"\nnumber = "{n}"\nname = "{name}"\npart = 1\n'
+            f'points = {points[n]}\nvisibility = "visible"\n\n'
+            for n, name, _, fn in RUBRIC
+        )
+    )
+    return tests, rubric
 
 
-def make_submission(
-    root: Path, student: str, *, points=None, mode="ok", ratio=None, sleep=0.0, as_zip=False, nest=""
-):
-    """A fake submission folder (or zip) for `student` under `root`."""
+def make_submission(root: Path, student: str, *, points=(), ratio=None, sleep=0.0, hang=None, as_zip=False):
+    """A fake submission folder (or zip) for `student` under `root`; `points`: the tests it passes."""
     import zipfile
 
-    spec = {"who": student, "points": points or {}, "mode": mode, "sleep": sleep}
+    spec = {"points": dict.fromkeys(points, 1), "sleep": sleep}
     if ratio is not None:
         spec["ratio"] = ratio
-    files = {
-        f"{nest}bpe/__init__.py": "",
-        f"{nest}bpe/char_bpe.py": "",
-        f"{nest}bpe/fake.json": json.dumps(spec),
-    }
+    if hang:
+        spec["hang"] = hang
+    files = {"bpe/__init__.py": textwrap.dedent(SUBMISSION), "bpe/fake.json": json.dumps(spec)}
+    root.mkdir(parents=True, exist_ok=True)
     if as_zip:
         with zipfile.ZipFile(root / f"{student}.zip", "w") as z:
             for name, text in files.items():

@@ -1,78 +1,98 @@
-"""The class farm: roster, shards, statuses, resume, merge and gradebook, against a fake grader."""
+"""The class farm as an instructor runs it: `python -m grader.farm` on a small graded suite and fake
+submissions (tests/kit/instructor_fakes.py), through the real grader and its sandbox.
+
+Every grade the farm reports must be true: after a rubric change, an interrupted run, a partial
+regrade, a budget overrun or a merge of shards.
+"""
 
 from __future__ import annotations
 
 import csv
-import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+import uuid
 import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import KIT
-from instructor_fakes import make_submission
+from instructor_fakes import make_submission, write_suite
 
 from grader.errors import RosterError, SubmissionError
 from grader.farm import records
-from grader.farm.batch import grade_all
-from grader.farm.gradebook import write as write_gradebook
-from grader.farm.merge import merge
+from grader.farm.batch import BUDGET_MARGIN, REFERENCE_SECONDS, default_budget
 from grader.farm.roster import discover, in_shard, parse_shard
 from grader.farm.unpack import prepare
 
-FAKE = f"{Path(__file__).parent / 'instructor_fakes.py'}:grade"
+KIT = Path(__file__).resolve().parents[2]
+ALL = ["1.1", "1.2", "2.1", "3.1"]
 
 
-@pytest.fixture
-def calls(tmp_path, monkeypatch):
-    log = tmp_path / "calls.log"
-    monkeypatch.setenv("FAKE_GRADE_LOG", str(log))
-    return lambda: log.read_text().split() if log.exists() else []
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    return write_suite(tmp_path_factory.mktemp("suite"))
 
 
-def run(subs, out, **kw):
-    kw.setdefault("grade_fn", FAKE)
-    return grade_all(subs, out, stream=io.StringIO(), **kw)
+def farm(*args, suite=None, budget=60, env=None, check=True) -> subprocess.CompletedProcess:
+    """`python -m grader.farm ARGS` (grade runs get the toy suite and a budget)."""
+    argv = [sys.executable, "-m", "grader.farm", *map(str, args)]
+    if args[0] == "grade":
+        tests, rubric = suite
+        argv += ["--tests-dir", str(tests), "--rubric", str(rubric), "--budget", str(budget), "--jobs", "2"]
+    r = subprocess.run(argv, cwd=KIT, capture_output=True, text=True, env=env, timeout=600)
+    if check:
+        assert r.returncode == 0, r.stderr[-3000:]
+    return r
 
 
-def class_of(root: Path, n: int) -> Path:
-    subs = root / "subs"
-    subs.mkdir()
-    for i in range(n):
-        make_submission(
-            subs,
-            f"s{i:03d}",
-            points={"1.1": 10, "1.2": 20 * (i % 2), "3.1": 40 * (i % 3 == 0)},
-            ratio=round(0.3 + 0.1 * i, 2),
-            as_zip=i % 4 == 1,
-        )
-    return subs
+def gradebook(out: Path) -> dict[str, dict]:
+    with (out / "gradebook.csv").open() as f:
+        return {row["student"]: row for row in csv.DictReader(f)}
 
 
-def test_roster_ids_come_from_folder_and_zip_names(tmp_path):
+def header(out: Path) -> list[str]:
+    return (out / "gradebook.csv").read_text().splitlines()[0].split(",")
+
+
+def record(out: Path, student: str) -> dict:
+    rec = records.read_record(records.record_path(out, student))
+    assert rec is not None, f"{student} has no complete record"
+    return rec
+
+
+# --- the roster ------------------------------------------------------------------------------
+
+
+def test_roster_ids_come_from_folder_and_zip_names_sorted_case_insensitively(tmp_path):
     make_submission(tmp_path, "bob", as_zip=True)
-    make_submission(tmp_path, "alice")
+    make_submission(tmp_path, "Alice")
+    make_submission(tmp_path, "carl")
     (tmp_path / ".DS_Store").write_text("")
-    assert [(e.student, e.path.name) for e in discover(tmp_path)] == [("alice", "alice"), ("bob", "bob.zip")]
-    make_submission(tmp_path, "alice", as_zip=True)
-    with pytest.raises(RosterError, match="alice"):
+    (tmp_path / "notes.txt").write_text("grading notes")
+    entries, strays = discover(tmp_path)
+    assert [(e.student, e.path.name) for e in entries] == [
+        ("Alice", "Alice"),
+        ("bob", "bob.zip"),
+        ("carl", "carl"),
+    ]
+    assert strays == ["notes.txt"]
+    make_submission(tmp_path, "Alice", as_zip=True)
+    with pytest.raises(RosterError, match="Alice"):
         discover(tmp_path)
 
 
 @pytest.mark.parametrize("n", [1, 3, 7])
 def test_shards_partition_the_sorted_roster_evenly(tmp_path, n):
-    subs = class_of(tmp_path, 10)
-    entries = discover(subs)
+    for i in range(10):
+        make_submission(tmp_path, f"s{i:03d}")
+    entries, _ = discover(tmp_path)
     shards = [[e.student for e in in_shard(entries, k, n)] for k in range(1, n + 1)]
-    flat = sorted(s for shard in shards for s in shard)
-    assert flat == [e.student for e in entries]
+    assert sorted(s for shard in shards for s in shard) == [e.student for e in entries]
     assert max(map(len, shards)) - min(map(len, shards)) <= 1
-    assert shards == [[e.student for e in in_shard(discover(subs), k, n)] for k in range(1, n + 1)]
 
 
 @pytest.mark.parametrize("spec", ["0/3", "4/3", "1", "a/b", ""])
@@ -91,8 +111,7 @@ def test_the_package_is_found_however_it_was_zipped(tmp_path):
             zf.writestr("__MACOSX/._junk", "")
         scratch = tmp_path / f"scratch{i}"
         scratch.mkdir()
-        found = prepare(z, scratch)
-        assert (found / "bpe" / "__init__.py").read_text() == "X = 1\n"
+        assert (prepare(z, scratch) / "bpe" / "__init__.py").read_text() == "X = 1\n"
 
 
 @pytest.mark.parametrize(
@@ -116,201 +135,341 @@ def test_unusable_zips_are_unreadable_with_a_reason(tmp_path, name, writer, reas
     assert not (tmp_path.parent / "evil").exists()
 
 
-def test_statuses_separate_graded_grader_errors_and_unreadable(tmp_path, calls):
+# --- statuses and the gradebook --------------------------------------------------------------
+
+
+def test_statuses_say_what_happened_and_the_gradebook_keeps_every_column(tmp_path, suite):
     subs = tmp_path / "subs"
-    subs.mkdir()
-    make_submission(subs, "ann", points={"1.1": 10, "2.1": 30})
-    make_submission(subs, "ben", mode="crash")
-    make_submission(subs, "cat", mode="hang")
-    make_submission(subs, "dan", mode="garbage")
-    (subs / "eve.zip").write_bytes(b"this is not a zip")
-    (subs / "fay").mkdir()
-    make_submission(subs, "gus", mode="refuse")
-    recs = run(subs, tmp_path / "out", jobs=2, budget=5)
-    status = {s: r["status"] for s, r in recs.items()}
-    assert status == {
+    make_submission(subs, "ann", points=["1.1", "2.1"])
+    make_submission(subs, "Bob", points=ALL, as_zip=True)
+    make_submission(subs, "cat", hang="1.2")  # passes nothing, never returns from 1.2
+    (subs / "dan.zip").write_bytes(b"this is not a zip")
+    (subs / "eve").mkdir()
+    (subs / "notes.txt").write_text("not a student")
+    out = tmp_path / "out"
+    r = farm("grade", subs, "--out", out, suite=suite, budget=25)
+    assert "ignored notes.txt" in r.stderr
+    book = gradebook(out)
+    assert list(book) == ["ann", "Bob", "cat", "dan", "eve"]  # no student "notes.txt"; case-insensitive
+    assert header(out) == [
+        "student",
+        "status",
+        "total",
+        "stale",
+        "seconds",
+        "isolation",
+        "kit",
+        "reason",
+        "1.1 merge",
+        "1.2 train",
+        "2.1 encode",
+        "3.1 speed",
+    ]
+    assert {s: row["status"] for s, row in book.items()} == {
         "ann": "graded",
-        "ben": "grader_error",
-        "cat": "grader_error",
-        "dan": "grader_error",
+        "Bob": "graded",
+        "cat": "timed_out",
+        "dan": "unreadable_submission",
         "eve": "unreadable_submission",
-        "fay": "unreadable_submission",
-        "gus": "unreadable_submission",
     }
-    assert recs["ann"]["score"] == 40 and recs["ann"]["max_score"] == 100
-    assert "sandbox could not start" in recs["ben"]["message"]
-    assert "budget" in recs["cat"]["message"]
-    assert "not a readable zip" in recs["eve"]["message"]
-    assert "more than 2000 files" in recs["gus"]["message"]
-    assert sorted(calls()) == ["ann", "ben", "cat", "dan", "gus"]
-
-
-def test_a_rerun_skips_graded_students_and_retries_errors(tmp_path, calls):
-    subs = tmp_path / "subs"
-    subs.mkdir()
-    make_submission(subs, "ann", points={"1.1": 10})
-    make_submission(subs, "ben", mode="crash")
-    make_submission(subs, "cat", points={"1.2": 20})
-    out = tmp_path / "out"
-    first = run(subs, out)
-    assert sorted(calls()) == ["ann", "ben", "cat"]
-    second = run(subs, out)
-    assert sorted(calls()) == ["ann", "ben", "ben", "cat"]  # only the grader error is retried
-    assert second["ann"] == first["ann"]
-    make_submission(subs, "cat", points={"1.2": 20, "1.1": 10})  # resubmitted: graded again
-    third = run(subs, out)
-    assert calls().count("cat") == 2 and third["cat"]["score"] == 30
-    run(subs, out, force=True)
-    assert calls().count("ann") == 2
-    run(subs, out, grade_kwargs={"tests": "part1"})  # graded differently: everyone again
-    assert calls().count("ann") == 3 and calls().count("cat") == 4
-
-
-def test_an_interrupted_run_loses_nothing(tmp_path, calls):
-    subs = tmp_path / "subs"
-    subs.mkdir()
-    for i in range(6):
-        make_submission(subs, f"s{i}", points={"1.1": 10}, sleep=0.4)
-    out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "grader.farm", "grade", str(subs), "--out", str(out), "--grade-fn", FAKE]
-    proc = subprocess.Popen(
-        cmd, cwd=KIT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-    )
-    deadline = time.monotonic() + 60
-    while len(records.read_records(out)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    kept = records.read_records(out)
-    assert 2 <= len(kept) < 6
-    for rec_file in (out / "students").glob("*/record.json"):
-        json.loads(rec_file.read_text())  # every record on disk is complete
-    before = len(calls())
-    rerun = run(subs, out)
-    assert {r["status"] for r in rerun.values()} == {"graded"} and len(rerun) == 6
-    assert len(calls()) - before == 6 - len(kept)
-    assert all(rerun[s] == kept[s] for s in kept)
-
-
-def test_progress_prints_plain_lines_when_not_a_tty(tmp_path):
-    subs = class_of(tmp_path, 3)
-    stream = io.StringIO()
-    grade_all(subs, tmp_path / "out", grade_fn=FAKE, stream=stream)
-    lines = stream.getvalue().splitlines()
-    assert lines[:3] == [line for line in lines if line.startswith("[")] and "\r" not in stream.getvalue()
-    assert lines[0].startswith("[1/3] s00") and "graded" in lines[0]
-    assert lines[-1].startswith("done in") and "3 graded" in lines[-1]
-
-
-def _strip_timing(out: Path) -> dict:
-    recs = records.read_records(out)
-    for r in recs.values():
-        r.pop("timing")
-    return recs
-
-
-def test_shards_merged_equal_one_unsharded_run(tmp_path):
-    subs = class_of(tmp_path, 11)
-    whole = tmp_path / "whole"
-    write_gradebook(whole, run(subs, whole, jobs=2))
-    parts = []
-    for k in (1, 2, 3):
-        parts.append(tmp_path / f"part{k}")
-        write_gradebook(parts[-1], run(subs, parts[-1], shard=(k, 3)))
-    merged = tmp_path / "merged"
-    rep = merge(parts, merged)
-    assert rep.complete and not rep.duplicates and rep.students == 11
-    assert (merged / "gradebook.csv").read_bytes() == (whole / "gradebook.csv").read_bytes()
-    assert (merged / "grades.json").read_bytes() == (whole / "grades.json").read_bytes()
-    assert _strip_timing(merged) == _strip_timing(whole)
-
-
-def test_merge_reports_missing_and_duplicate_students(tmp_path):
-    subs = class_of(tmp_path, 6)
-    parts = [tmp_path / f"p{k}" for k in (1, 2, 3)]
-    for k, p in enumerate(parts, 1):
-        run(subs, p, shard=(k, 3))
-    rep = merge([parts[0], parts[1]], tmp_path / "m1")
-    assert rep.missing == ["s002", "s005"] and "shards missing: 3/3" in rep.problems[0]
-    rep = merge([parts[0], parts[1], parts[2], parts[2]], tmp_path / "m2")
-    assert set(rep.duplicates) == {"s002", "s005"} and not rep.missing and not rep.complete
-    assert any("given more than once" in p for p in rep.problems)
-
-
-def test_gradebook_has_a_row_per_student_and_a_column_per_test(tmp_path):
-    subs = tmp_path / "subs"
-    subs.mkdir()
-    make_submission(subs, "ann", points={"1.1": 10, "2.1": 30})
-    make_submission(subs, "ben", mode="crash")
-    out = tmp_path / "out"
-    write_gradebook(out, run(subs, out))
-    rows = list(csv.reader((out / "gradebook.csv").open()))
-    assert rows[0] == ["student", "status", "total", "1.1 merge", "1.2 train", "2.1 encode", "3.1 speed"]
-    assert rows[1] == ["ann", "graded", "40", "10", "0", "30", "0"]
-    assert rows[2] == ["ben", "grader_error", "", "", "", "", ""]
+    assert book["ann"]["total"] == "40" and book["Bob"]["total"] == "100"
+    assert [book["ann"][c] for c in header(out)[8:]] == ["10", "0", "30", "0"]
+    # the overrun keeps the finished test and names the running one
+    assert book["cat"]["1.1 merge"] == "0" and book["cat"]["1.2 train"] == ""
+    assert "while running 1.2 train" in book["cat"]["reason"] and "25 s budget" in book["cat"]["reason"]
+    assert book["dan"]["total"] == "0" and "not a readable zip" in book["dan"]["reason"]
+    assert book["eve"]["total"] == "0" and "bpe" in book["eve"]["reason"]
+    kit = book["ann"]["kit"]
+    assert len(kit) == 16 and all(row["kit"] == kit for row in book.values())
+    assert book["ann"]["isolation"] in ("namespaces+uid", "uid", "process-group")
+    assert float(book["ann"]["seconds"]) > 0
+    grades = json.loads((out / "grades.json").read_text())
+    assert grades["tests"] == header(out)[8:]
+    assert [s["student"] for s in grades["students"]] == list(book)
+    assert [t for t, _ in grades["students"][0]["points"]] == [
+        "1.1 merge",
+        "1.2 train",
+        "2.1 encode",
+        "3.1 speed",
+    ]
     for f in (out / "gradebook.csv", out / "grades.json", out / "students/ann/record.json"):
         assert f.stat().st_mode & 0o044 == 0o044, f"{f.name} is not readable by the CI uploader"
+
+
+def test_tests_keep_rubric_order_in_every_file(tmp_path):
+    tests, rubric = write_suite(tmp_path / "suite")
+    rubric.write_text(rubric.read_text().replace('number = "2.1"', 'number = "1.10"'))
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    out = tmp_path / "out"
+    farm("grade", subs, "--out", out, suite=(tests, rubric))
+    want = ["1.1 merge", "1.2 train", "1.10 encode", "3.1 speed"]
+    assert header(out)[8:] == want
     grades = json.loads((out / "grades.json").read_text())
-    assert [s["student"] for s in grades["students"]] == ["ann", "ben"]
-    assert "timing" not in json.dumps(grades)
+    assert grades["tests"] == want and [t for t, _ in grades["students"][0]["points"]] == want
+    assert [f"{t['number']} {t['name']}" for t in record(out, "ann")["tests"]] == want
+    results = json.loads((out / "students/ann/results.json").read_text())
+    assert [f"{t['number']} {t['name']}" for t in results["tests"]] == want
+
+
+def test_a_grader_fault_is_a_one_line_grader_error(tmp_path):
+    tests, rubric = write_suite(tmp_path / "suite")
+    (tests / "conftest.py").write_text("raise ImportError('the graded suite is broken')\n")
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    out = tmp_path / "out"
+    farm("grade", subs, "--out", out, suite=(tests, rubric))
+    row = gradebook(out)["ann"]
+    assert row["status"] == "grader_error" and row["total"] == ""
+    assert "\n" not in row["reason"] and "the graded suite could not run" in row["reason"]
+
+
+def test_a_rubric_whose_points_do_not_add_up_is_refused_in_one_line(tmp_path):
+    tests, rubric = write_suite(tmp_path / "suite", points={"1.1": 11})  # 101 points, total = 100
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    r = farm("grade", subs, "--out", tmp_path / "out", suite=(tests, rubric), check=False)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "add up to 101" in r.stderr and "total = 100" in r.stderr and str(rubric) in r.stderr
+    assert not (tmp_path / "out" / "gradebook.csv").exists()
+
+
+def test_the_default_budget_is_a_wide_margin_over_the_reference_time():
+    assert default_budget() >= BUDGET_MARGIN * REFERENCE_SECONDS >= 10 * 65
+
+
+# --- stale results ---------------------------------------------------------------------------
+
+
+def test_results_graded_by_another_kit_are_regraded_or_listed_as_stale(tmp_path):
+    tests, rubric = write_suite(tmp_path / "suite")
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    out = tmp_path / "out"
+    farm("grade", subs, "--out", out, suite=(tests, rubric))
+    assert gradebook(out)["ann"]["1.1 merge"] == "10"
+    write_suite(tmp_path / "suite", points={"1.1": 11, "3.1": 39})  # the rubric changes, total still 100
+
+    r = farm("grade", subs, "--out", out, "--keep-stale", suite=(tests, rubric))
+    assert "STALE" in r.stderr and "ann" in r.stderr
+    row = gradebook(out)["ann"]
+    assert row["stale"] == "STALE: 1.1 1.2 2.1 3.1" and row["1.1 merge"] == "10"
+    assert "STALE" in (out / "report.html").read_text()
+
+    r = farm("grade", subs, "--out", out, suite=(tests, rubric))
+    assert "already graded" not in r.stderr and "STALE" not in r.stderr
+    row = gradebook(out)["ann"]
+    assert row["stale"] == "" and row["1.1 merge"] == "11" and row["3.1 speed"] == "39"
+    assert "STALE" not in (out / "report.html").read_text()
+    r = farm("grade", subs, "--out", out, suite=(tests, rubric))
+    assert "1 already graded by this kit" in r.stderr  # current results are kept
+
+
+# --- partial regrades ------------------------------------------------------------------------
+
+
+def test_a_partial_regrade_merges_into_the_records_and_marks_mixed_fingerprints(tmp_path, suite):
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=["1.1"])
+    make_submission(subs, "ben", points=["1.1", "2.1"])
+    out = tmp_path / "out"
+    farm("grade", subs, "--out", out, suite=suite)
+    make_submission(subs, "ann", points=["1.1", "1.2"])  # ann resubmits
+    farm("grade", subs, "--out", out, "--tests", "test_train", suite=suite)
+    book = gradebook(out)
+    assert header(out)[8:] == ["1.1 merge", "1.2 train", "2.1 encode", "3.1 speed"]
+    assert [book["ben"][c] for c in header(out)[8:]] == ["10", "0", "30", "0"]
+    assert book["ben"]["stale"] == "" and book["ben"]["total"] == "40"
+    # ann: 1.2 from the new submission, the rest from the old one: marked stale, never silently mixed
+    assert book["ann"]["1.2 train"] == "20" and book["ann"]["1.1 merge"] == "10"
+    assert book["ann"]["stale"] == "STALE: 1.1 2.1 3.1"
+    ben_run = record(out, "ben")["run"]
+    farm("grade", subs, "--out", out, "--only", "ann", suite=suite)
+    book = gradebook(out)
+    assert book["ann"]["stale"] == "" and book["ann"]["total"] == "30"
+    assert record(out, "ben")["run"] == ben_run  # --only left ben alone
+    r = farm("grade", subs, "--out", out, "--only", "zed", suite=suite, check=False)
+    assert r.returncode == 2 and "zed" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_student_graded_by_tests_only_is_incomplete_until_the_rest_is_graded(tmp_path, suite):
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    out = tmp_path / "out"
+    r = farm("grade", subs, "--out", out, "--tests", "test_merge", suite=suite)
+    row = gradebook(out)["ann"]
+    assert row["status"] == "graded" and row["1.1 merge"] == "10" and row["2.1 encode"] == ""
+    assert row["reason"].startswith("INCOMPLETE: not graded yet: 1.2 2.1 3.1")
+    assert "INCOMPLETE" in r.stderr and "ann" in r.stderr
+    farm("grade", subs, "--out", out, suite=suite)  # no --tests: the missing tests are graded
+    row = gradebook(out)["ann"]
+    assert row["total"] == "100" and row["reason"] == ""
+
+
+# --- interrupted runs ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory, suite):
+    root = tmp_path_factory.mktemp("klass")
+    subs = root / "subs"
+    for i, name in enumerate(["ann", "ben", "cat"]):
+        make_submission(subs, name, points=ALL[: i + 1], sleep=0.5)
+    out = root / "out"
+    farm("grade", subs, "--out", out, suite=suite)
+    return subs, out
+
+
+def _survivors(mark: str, root: Path) -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            environ = (proc / "environ").read_bytes()
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if mark.encode() in environ or str(root).encode() in cmdline:
+            argv = cmdline.replace(b"\0", b" ").decode(errors="replace")
+            found.append(f"{proc.name}: {argv[:200]}")
+    return found
+
+
+def _complete(out: Path, student: str) -> dict:
+    """The student's folder holds one complete grading: record and results agree."""
+    rec = record(out, student)
+    results = json.loads((records.student_dir(out, student) / "results.json").read_text())
+    assert results["score"] == rec["score"] and len(results["tests"]) == len(rec["tests"])
+    assert (records.student_dir(out, student) / "grader.log").exists()
+    return rec
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
+@pytest.mark.parametrize("when", ["while grading", "after a commit"])
+def test_an_interrupted_run_loses_nothing_and_invents_nothing(tmp_path, suite, graded_class, sig, when):
+    subs, graded = graded_class
+    out = tmp_path / "out"
+    shutil.copytree(graded, out, symlinks=True)
+    before = {s: _complete(out, s) for s in ("ann", "ben", "cat")}
+    tests, rubric = suite
+    mark = uuid.uuid4().hex
+    argv = [sys.executable, "-m", "grader.farm", "grade", subs, "--out", out, "--force", "--budget", 60]
+    argv += ["--tests-dir", tests, "--rubric", rubric, "--jobs", "2"]
+    proc = subprocess.Popen(
+        list(map(str, argv)),
+        cwd=KIT,
+        env={**os.environ, "FARM_TEST_MARK": mark},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    if when == "while grading":
+        time.sleep(2.0)
+    else:
+        while time.monotonic() < deadline and not any(
+            record(out, s)["run"] != before[s]["run"]
+            for s in before
+            if records.read_record(records.record_path(out, s))
+        ):
+            time.sleep(0.05)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    t0 = time.monotonic()
+    while _survivors(mark, tmp_path) and time.monotonic() - t0 < 5:
+        time.sleep(0.1)
+    assert _survivors(mark, tmp_path) == [], "a process of the run outlived it"
+    if sig == signal.SIGKILL:
+        farm("report", out)
+    else:
+        assert "interrupted" in err and "Traceback" not in err
+    book = gradebook(out)
+    for s in before:
+        rec = _complete(out, s)  # the complete previous grading, or the complete new one
+        assert rec["status"] == "graded"
+        if rec["run"] == before[s]["run"]:
+            assert rec == before[s] and book[s]["status"] == "interrupted"
+        else:
+            assert book[s]["status"] == "graded"
+    assert "grader_error" not in (out / "gradebook.csv").read_text()
+    unfinished = [s for s in before if record(out, s)["run"] == before[s]["run"]]
+    assert unfinished, "the run finished before it was interrupted: nothing was tested"
+    farm("grade", subs, "--out", out, suite=suite)  # no --force: the interrupted run's is remembered
+    book = gradebook(out)
+    for s in before:
+        assert _complete(out, s)["run"] != before[s]["run"], f"{s} was not regraded"
+        assert book[s]["status"] == "graded"
+
+
+# --- merging shards --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def klass(tmp_path_factory):
+    root = tmp_path_factory.mktemp("merge")
+    subs = root / "subs"
+    make_submission(subs, "ann", points=["1.1"])
+    make_submission(subs, "Bob", points=["1.1", "1.2"])
+    make_submission(subs, "cat", points=ALL)
+    return root, subs
+
+
+def test_overlapping_outputs_merge_with_the_latest_grading_named(klass, suite):
+    root, subs = klass
+    a, b, m = root / "a", root / "b", root / "m"
+    farm("grade", subs, "--out", a, "--only", "ann", "Bob", suite=suite)
+    farm("grade", subs, "--out", b, "--only", "Bob", "cat", suite=suite)
+    r = farm("merge", a, b, "--out", m)
+    assert f"duplicate: Bob is in {a}, {b}; kept the latest grading, from {b}" in r.stdout
+    book = gradebook(m)
+    assert {s: row["total"] for s, row in book.items()} == {"ann": "10", "Bob": "30", "cat": "100"}
+    assert record(m, "Bob")["run"] == record(b, "Bob")["run"]
+
+
+def test_a_merge_with_problems_writes_nothing_and_names_every_problem(klass, suite, tmp_path):
+    _, subs = klass
+    s1, s2 = tmp_path / "s1", tmp_path / "s2"
+    farm("grade", subs, "--out", s1, "--shard", "1/3", suite=suite)
+    tests, rubric = write_suite(tmp_path / "suite2", points={"1.1": 5, "3.1": 45})
+    farm("grade", subs, "--out", s2, "--shard", "2/3", suite=(tests, rubric))
+    m = tmp_path / "m"
+    r = farm("merge", s1, s2, "--out", m, check=False)
+    assert r.returncode == 1
+    kit1, kit2 = (json.loads((p / "manifest.json").read_text())["kit"] for p in (s1, s2))
+    assert kit1 != kit2
+    assert f"{s1} by kit {kit1}" in r.stderr and f"{s2} by kit {kit2}" in r.stderr
+    assert "shards missing: 3/3" in r.stderr and "missing (1): cat" in r.stderr
+    assert "nothing written" in r.stderr and not m.exists()
 
 
 def test_cli_reports_bad_input_in_one_line(tmp_path):
-    r = subprocess.run(
-        [sys.executable, "-m", "grader.farm", "grade", str(tmp_path / "nope"), "--out", str(tmp_path / "o")],
-        cwd=KIT,
-        capture_output=True,
-        text=True,
-    )
+    r = farm("grade", tmp_path / "nope", "--out", tmp_path / "o", suite=("x", "y"), check=False)
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "nope" in r.stderr
-    r = subprocess.run(
-        [sys.executable, "-m", "grader.farm", "merge", str(tmp_path), "--out", str(tmp_path / "m")],
-        cwd=KIT,
-        capture_output=True,
-        text=True,
-    )
+    r = farm("merge", tmp_path, "--out", tmp_path / "m", check=False)
     assert r.returncode == 2 and "not a farm output" in r.stderr
 
 
-class _Tty(io.StringIO):
-    def isatty(self):
-        return True
-
-
-def test_progress_redraws_one_bar_on_a_terminal(tmp_path):
+@pytest.mark.parametrize("flag", [["--budget", "-1"], ["--budget", "0"], ["--jobs", "0"]])
+def test_bad_farm_flags_are_one_line_errors(tmp_path, flag):
     subs = tmp_path / "subs"
-    subs.mkdir()
-    make_submission(subs, "ann", points={"1.1": 10})
-    make_submission(subs, "ben", mode="crash")
-    stream = _Tty()
-    grade_all(subs, tmp_path / "out", grade_fn=FAKE, stream=stream)
-    out = stream.getvalue()
-    assert out.count("\r\033[K[") == 2 and "] 2/2" in out
-    assert "ben: grader_error: " in out  # problems get a line of their own above the bar
-    assert out.rstrip().splitlines()[-1].startswith("done in")
+    make_submission(subs, "ann", points=ALL)
+    r = subprocess.run(
+        [sys.executable, "-m", "grader.farm", "grade", str(subs), "--out", str(tmp_path / "out"), *flag],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
 
 def test_a_class_is_not_graded_without_the_sandbox_unless_asked(tmp_path, monkeypatch, capsys):
     import grader.farm.__main__ as farm_cli
 
     subs = tmp_path / "subs"
-    make_submission(subs, "ann", points={"1.1": 10})
+    make_submission(subs, "ann", points=ALL)
     monkeypatch.setattr(farm_cli, "isolation_level", lambda: "process-group")
-    args = ["grade", str(subs), "--out", str(tmp_path / "out"), "--grade-fn", FAKE]
-    assert farm_cli.main(args) != 0
-    assert "needs root" in capsys.readouterr().err and not (tmp_path / "out" / "grades.json").exists()
-    assert farm_cli.main(args + ["--allow-weak-isolation"]) == 0
-    assert (tmp_path / "out" / "grades.json").exists()
-
-
-@pytest.mark.parametrize(
-    "flag", [["--budget", "-1"], ["--budget", "0"], ["--grade-kwargs", '{"timeout_total": 5}']]
-)
-def test_bad_farm_flags_are_one_line_errors(tmp_path, capsys, flag):
-    import grader.farm.__main__ as farm_cli
-
-    subs = tmp_path / "subs"
-    make_submission(subs, "ann", points={"1.1": 10})
-    assert farm_cli.main(["grade", str(subs), "--out", str(tmp_path / "out"), *flag]) != 0
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert farm_cli.main(["grade", str(subs), "--out", str(tmp_path / "out")]) != 0
+    assert "needs root" in capsys.readouterr().err and not (tmp_path / "out").exists()

@@ -85,6 +85,7 @@ def test_without_python_a_results_json_still_says_what_happened(tmp_path):
     results, _ = run_autograder(root, source=KIT, python=str(tmp_path / "no-such-python"))
     assert results["score"] == 0 and results["tests"] == []
     assert "problem on our side" in results["output"]
+    assert "notified" not in results["output"] and "Nobody is told automatically" in results["output"]
 
 
 def test_a_broken_grader_still_yields_a_results_json(tmp_path):
@@ -94,6 +95,8 @@ def test_a_broken_grader_still_yields_a_results_json(tmp_path):
     root = fake_root(tmp_path, KIT / "solution")
     results, _proc = run_autograder(root, source=broken)
     assert results["score"] == 0 and "problem on our side" in results["output"]
+    # nothing notifies anyone: the message says what really happens
+    assert "notified" not in results["output"] and "Nobody is told automatically" in results["output"]
 
 
 @pytest.mark.parametrize("layout", ["empty", "two_packages"])
@@ -166,6 +169,25 @@ def test_the_reference_scores_full_marks_even_zipped_in_a_folder(bundle, tmp_pat
     assert results["score"] == total == 100, proc.stdout[-3000:]
     names = " ".join(t["name"] for t in results["tests"])
     assert results["tests"] and names
+    assert_nothing_visible_gives_away_a_hidden_result(results)
+
+
+def assert_nothing_visible_gives_away_a_hidden_result(results: dict) -> None:
+    """Gradescope shows the total score under the top-level visibility, and `output` always: while
+    any test with points is not visible, neither may reveal what the student got on it."""
+    withheld = [t for t in results["tests"] if t["visibility"] != "visible" and t["max_score"]]
+    visible = [t for t in results["tests"] if t["visibility"] == "visible"]
+    assert withheld, "the kit's rubric has tests released after the due date"
+    assert results["visibility"] in {t["visibility"] for t in withheld}
+    assert results.get("stdout_visibility", "hidden") == "hidden"
+    got = sum(t["score"] for t in visible)
+    shown = sum(t["max_score"] for t in visible)
+    assert results["output"].startswith(f"Visible tests: {got:g} / {shown:g}.")
+    assert f"{results['score']:g} / 100" not in results["output"]
+    assert (
+        f"{100 - shown:g} more points are in tests whose results are shown after the due date"
+        in results["output"]
+    )
 
 
 @pytest.mark.slow
@@ -173,6 +195,14 @@ def test_the_starter_scores_zero(bundle, tmp_path):
     _dest, source, _ = bundle
     results, proc = run_autograder(fake_root(tmp_path, KIT / "starter"), source=source)
     assert results["score"] == 0 and results["tests"], proc.stdout[-3000:]
+    assert_nothing_visible_gives_away_a_hidden_result(results)
+    not_impl = sum(
+        t["output"].startswith("Not implemented yet")
+        for t in results["tests"]
+        if t["visibility"] == "visible"
+    )
+    if not_impl:  # only the visible tests are counted
+        assert f" {not_impl} visible test(s) reach code that is not implemented yet." in results["output"]
 
 
 def hostile_submission(name: str, dest: Path) -> Path:
