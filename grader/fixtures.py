@@ -180,21 +180,21 @@ PUBLIC_TRAIN = [
     Train(
         "exact_text",
         "exact_text.txt",
-        5000,
+        284,
         (),
         "leading and trailing whitespace: train on the file's exact text",
     ),
     Train(
-        "other_special", "other_special.txt", 5000, ("<|pad|>",), "a special token other than <|endoftext|>"
+        "other_special", "other_special.txt", 278, ("<|pad|>",), "a special token other than <|endoftext|>"
     ),
     Train(
-        "eot_not_special", "other_special.txt", 5000, (), "no special tokens: <|endoftext|> is ordinary text"
+        "eot_not_special", "other_special.txt", 280, (), "no special tokens: <|endoftext|> is ordinary text"
     ),
-    Train("cut_nowhere", "cut_nowhere.txt", 5000, (), "24 KB, no special token: never cut a pre-token"),
+    Train("cut_nowhere", "cut_nowhere.txt", 399, (), "24 KB, no special token: never cut a pre-token"),
     Train(
         "cut_rare_special",
         "cut_rare_special.txt",
-        5000,
+        400,
         (EOT,),
         "24 KB, one special token: cut the file only at a special token",
     ),
@@ -290,8 +290,9 @@ _PIECES = [
     "\u00a0",
     # Runs of one character (overlapping equal-rank pairs: the leftmost merges first), and every
     # character class GPT-2's pattern treats specially.
-    "aaa",
-    "eeeeee",
+    "lll",
+    "ooooo",
+    "乐乐乐",
     "\n\n\n",
     "      ",
     "\t\t\t\t",

@@ -38,10 +38,13 @@ def _words(path, specials):
             text = f.read().decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"cannot decode {os.fspath(path)} as UTF-8: {e}") from None
-    # BUG: the file is cut into 4 equal byte ranges, wherever they fall (inside a word, too)
+    pieces = [p for p in split_on_special_tokens(text, specials) if p not in specials]
+    jobs = [pieces[k::4] for k in range(4)]
     raw = text.encode("utf-8")
-    ranges = [raw[k * len(raw) // 4 : (k + 1) * len(raw) // 4].decode("utf-8", "ignore") for k in range(4)]
-    jobs = [[p for p in split_on_special_tokens(r, specials) if p not in specials] for r in ranges]
+    if not specials and len(raw) >= 8192:
+        # BUG: with no special token to cut at, a large file is cut into 4 equal byte ranges,
+        # wherever they fall (inside a pre-token, too)
+        jobs = [[raw[k * len(raw) // 4 : (k + 1) * len(raw) // 4].decode("utf-8", "ignore")] for k in range(4)]
     freq = Counter()
     with multiprocessing.get_context(START_METHOD).Pool(2) as pool:
         for part in pool.map(_count, jobs):
