@@ -100,6 +100,43 @@ PUBLIC_CORPORA = {
     "generated_slice.txt": lambda: _generated("mixed", 40_000, 7),
 }
 
+
+def _cut_words(n_bytes: int, special: str | None) -> str:
+    """Filler text with a long word of its own straddling each k/8 of the file's bytes, so cutting the
+    file into 2, 4 or 8 equal byte ranges splits a pre-token (and the merges change); `special`, if
+    given, occurs once, far from every cut (a trainer may only cut at a special token)."""
+    filler = "the cat sat on the mat, and the dog ran far. "
+    text = list((filler * (n_bytes // len(filler) + 1))[:n_bytes])
+    letters = "bcdfghjklmnpqrstvwxyz"
+    for j in range(1, 8):
+        word = " " + "".join(
+            letters[(j * 5 + 3 * k) % len(letters)] + "aeiou"[(j + k) % 5] for k in range(16)
+        )
+        at = j * n_bytes // 8 - len(word) // 2
+        text[at : at + len(word)] = word
+    out = "".join(text)
+    if special is not None:
+        at = 3 * n_bytes // 16
+        out = out[:at] + special + out[at:]
+    return out
+
+
+PUBLIC_CORPORA.update(
+    {
+        # Whitespace first and last, each run of it unique: train on the file's exact characters.
+        "exact_text.txt": lambda: (
+            "\n\n   " + _lines("say it twice: it is so.", "the end is near", times=3) + "end  \n\t\n"
+        ),
+        # Only "<|pad|>" is special; <|endoftext|> is ordinary text.
+        "other_special.txt": lambda: "".join(
+            f"the end{EOT}<|pad|>the start<|pad|>{EOT} is text<|pad|>\n" for _ in range(4)
+        ),
+        # A long word across every k/8 of the bytes, no special token: one process, or cuts at specials.
+        "cut_nowhere.txt": lambda: _cut_words(24_000, None),
+        "cut_rare_special.txt": lambda: _cut_words(24_000, EOT),
+    }
+)
+
 HIDDEN_CORPORA = {
     "hidden_mixed.txt": lambda: _generated("mixed", 30_000, 23),
     "hidden_tricky.txt": lambda: "".join(
@@ -142,6 +179,27 @@ PUBLIC_TRAIN = [
     Train("newlines_cr", "newlines_cr.txt", 286, (), "lone \\r and \\r\\n, read without translation"),
     Train("unicode_numbers", "unicode_numbers.txt", 300, (), "characters where `re` and `regex` differ"),
     Train("generated_500", "generated_slice.txt", 500, (EOT,), "40 KB of the generated corpus"),
+    Train(
+        "exact_text",
+        "exact_text.txt",
+        284,
+        (),
+        "leading and trailing whitespace: train on the file's exact text",
+    ),
+    Train(
+        "other_special", "other_special.txt", 278, ("<|pad|>",), "a special token other than <|endoftext|>"
+    ),
+    Train(
+        "eot_not_special", "other_special.txt", 280, (), "no special tokens: <|endoftext|> is ordinary text"
+    ),
+    Train("cut_nowhere", "cut_nowhere.txt", 399, (), "24 KB, no special token: never cut a pre-token"),
+    Train(
+        "cut_rare_special",
+        "cut_rare_special.txt",
+        400,
+        (EOT,),
+        "24 KB, one special token: cut the file only at a special token",
+    ),
 ]
 
 HIDDEN_TRAIN = [
@@ -232,6 +290,22 @@ _PIECES = [
     "x²",
     " 123",
     "\u00a0",
+    # Runs of one character (overlapping equal-rank pairs: the leftmost merges first), and every
+    # character class GPT-2's pattern treats specially.
+    "lll",
+    "ooooo",
+    "乐乐乐",
+    "\n\n\n",
+    "      ",
+    "\t\t\t\t",
+    "_",
+    "²",
+    "½",
+    "\x1c\x1d\x1e\x1f",
+    "\u2028",
+    "𝐀𝐛",
+    "𝟙𝟚",
+    "'ll",
 ]
 _CHAR_RANGES = [
     (0x20, 0x7E),
@@ -275,7 +349,22 @@ def _generated_texts(seed: int, n: int) -> list[str]:
     return sorted(texts, key=lambda t: (len(t), t))
 
 
-PUBLIC_ENCODE["generated"] = ("generated_500", (EOT, EOT + EOT), _generated_texts(2024, 480))
+PUBLIC_ENCODE["generated"] = ("generated_500", (EOT, EOT + EOT), _generated_texts(2024, 1000))
+
+# encode_iterable is tried at every 1-, 2- and 3-way split of these: around the pattern's lookahead
+# (`\s+(?!\S)`), contractions, and special tokens cut anywhere (or only begun).
+_CHUNK_TEXTS = [
+    "a  b\n\n c",
+    " \t\n x  ",
+    "we'll it's",
+    "'s'll 've",
+    f"a{EOT}b",
+    f"{EOT}{EOT}.",
+    "<|endoftext| ",
+    "x <|end",
+    "aaa   eee",
+]
+PUBLIC_ENCODE["chunks"] = ("generated_500", (EOT, EOT + EOT), _CHUNK_TEXTS)
 
 
 def _char_bpe_cases(seed: int, n: int) -> list[tuple[str, int]]:

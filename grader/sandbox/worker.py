@@ -71,14 +71,9 @@ class Worker:
     # -- the submission ------------------------------------------------------------------
     def bpe(self):
         if self.module is None:
-            # The one way to import the student's package as `bpe`: from its folder, for the import only.
-            sys.path.insert(0, self.config["submission"])
-            try:
-                import bpe  # noqa: F401  (the student's package, from the sandbox copy)
+            import bpe  # noqa: F401  (the student's package, from the sandbox copy)
 
-                self.module = sys.modules["bpe"]
-            finally:
-                sys.path.remove(self.config["submission"])
+            self.module = sys.modules["bpe"]
         return self.module
 
     def handle(self, value):
@@ -204,6 +199,18 @@ class Worker:
         }
 
 
+def expose_submission(config: dict) -> None:
+    """Make `bpe` (and `regex`) importable here and in every interpreter the submission starts.
+
+    The folder stays on sys.path for good: a multiprocessing child started by "spawn" or
+    "forkserver" gets its sys.path from this process's, and must import `bpe` to unpickle its job.
+    PYTHONPATH does the same for a child started with subprocess (the worker runs without -E).
+    The folder holds nothing but the sandbox copy of `bpe/`, so no other module is shadowed."""
+    sys.path.insert(0, config["submission"])
+    sys.path.append(config["lib"])
+    os.environ["PYTHONPATH"] = os.pathsep.join([config["submission"], config["lib"]])
+
+
 def _safe_str(exc: BaseException) -> str:
     try:
         return str(exc)
@@ -214,7 +221,7 @@ def _safe_str(exc: BaseException) -> str:
 def main(argv: list[str]) -> None:
     config = json.loads(argv[1])
     confine(config)
-    sys.path.append(config["lib"])
+    expose_submission(config)
     rfile = os.fdopen(config["fds"][0], "rb")
     wfile = os.fdopen(config["fds"][1], "wb")
     Worker(config, rfile, wfile).serve()

@@ -64,6 +64,11 @@ def test_trace_low_lower_lowest(bpe):
     assert check_ids(model.encode("low?")) == [10, 0], (
         "a character never seen in training must encode to id 0"
     )
+    vocab = list(bpe.CharBPE.train("b\ufffda \ufffd", 0).vocab)
+    assert vocab == ["\ufffd", " ", "a", "b"], (
+        "CharBPE.train('b\\ufffda \\ufffd', 0): '\\ufffd' is in the vocab once, at id 0, even when "
+        f"the text holds it: expected ['\\ufffd', ' ', 'a', 'b'], got {vocab}"
+    )
 
 
 @pytest.mark.timeout(30)
@@ -103,7 +108,10 @@ def test_tie_break_and_stop(bpe):
 
 @pytest.mark.timeout(30)
 def test_state_round_trip(bpe):
-    model = bpe.CharBPE.train("the cat sat on the mat with the hat\nthe end", 8)
+    # A trained model (the stored case with the most merges): its state is judged against the
+    # expected vocab and merges, so a model that learned nothing does not pass.
+    row = max(golden.char_bpe_cases(golden.root("public")), key=lambda r: (len(r["merges"]), r["text"]))
+    model = bpe.CharBPE.train(row["text"], row["num_merges"])
     state = model.state()
     assert type(state) is dict and set(state) == {"vocab", "merges"}, (
         f"state() must return a dict with exactly the keys 'vocab' and 'merges', got {state!r:.200}"
@@ -112,11 +120,16 @@ def test_state_round_trip(bpe):
         restored_state = json.loads(json.dumps(state))
     except TypeError as error:
         raise AssertionError(f"state() must be JSON-serialisable: {error}") from None
+    assert restored_state == {"vocab": row["vocab"], "merges": row["merges"]}, (
+        f"the state of CharBPE.train({row['text']!r}, {row['num_merges']}) must hold its vocab "
+        f"{row['vocab']} and merges {row['merges']}; got {restored_state!r:.300} (if training "
+        "itself differs, see 1.4)"
+    )
     again = bpe.CharBPE(**restored_state)
     assert list(again.vocab) == list(model.vocab) and _merges(again) == _merges(model), (
         "CharBPE(**json.loads(json.dumps(t.state()))) must have the same vocab and merges as t"
     )
-    for text in ["the cat", "mat hat\nthe", "unknown chars: xyz!", ""]:
+    for text in [row["text"], row["text"][::-1], "unknown chars: xyz!", ""]:
         assert again.encode(text) == model.encode(text), f"the restored model encodes {text!r} differently"
 
 

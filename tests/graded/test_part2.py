@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from grader.checks import golden
 from grader.checks.expect import expect_error
 from grader.checks.gpt2 import GPT2_PATTERN
+from grader.checks.shapes import check_train_result
 from grader.checks.training_check import check_training_case
 
 EOT = "<|endoftext|>"
@@ -161,3 +162,44 @@ def test_train_file_errors(bpe, tmp_path):
     assert "bad-utf8-corpus-9876.txt" in str(error), (
         f"the error for a file that is not valid UTF-8 must name the path; your message was: {error}"
     )
+
+
+@pytest.mark.timeout(60)
+def test_train_exact_text(bpe):
+    # The file starts and ends with whitespace: every character of it is training data.
+    check_training_case(bpe, "public", "exact_text")
+
+
+@pytest.mark.timeout(60)
+def test_train_only_listed_specials(bpe):
+    # "<|pad|>" is the only special token; then none is, and "<|endoftext|>" is ordinary text.
+    check_training_case(bpe, "public", "other_special")
+    check_training_case(bpe, "public", "eot_not_special")
+
+
+@pytest.mark.timeout(120)
+def test_train_parallel_cuts(bpe):
+    # 24 KB with a long word across every 1/8 of the bytes: a trainer that splits its work may cut
+    # the file only at a special token, and never where there is none.
+    check_training_case(bpe, "public", "cut_nowhere")
+    check_training_case(bpe, "public", "cut_rare_special")
+
+
+@pytest.mark.timeout(60)
+def test_train_edge_files(bpe, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    only = tmp_path / "only-special-tokens.txt"
+    only.write_bytes((EOT * 3 + "<|pad|>" + EOT).encode("utf-8"))
+    for path, specials, what in [
+        (empty, [], "an empty file, special_tokens=[]"),
+        (empty, [EOT], "an empty file"),
+        (only, [EOT, "<|pad|>"], "a file that holds nothing but special tokens"),
+    ]:
+        vocab, merges = check_train_result(bpe.train_bpe(path, 300, specials))
+        expected = {i: bytes([i]) for i in range(256)} | {256 + k: s.encode() for k, s in enumerate(specials)}
+        assert merges == [] and vocab == expected, (
+            f"train_bpe on {what} (vocab_size=300, special_tokens={specials!r}) has no pair to merge: "
+            f"expected the 256 bytes and the special tokens ({len(expected)} ids) and no merges, "
+            f"got {len(vocab)} ids and {len(merges)} merges"
+        )

@@ -120,3 +120,24 @@ def test_grading_is_deterministic(twice, gradings):
     first = _check_clean_run(twice, gradings.result(twice))
     second = _check_clean_run(twice, gradings.result(f"{twice}#2"))
     assert _comparable(first) == _comparable(second)
+
+
+POOLS = [e.name for e in ENTRIES if e.name.startswith("pool_")]
+POOL_TESTS = "test_train or test_hidden_train or test_training_speed"
+
+
+@pytest.mark.parametrize("name", POOLS)
+def test_pool_variants_score_full_marks_in_the_weakest_isolation(name, tmp_path):
+    """Without namespaces or a uid drop (as without root), a Pool's children still import bpe."""
+    sub = catalogue.materialize(catalogue.by_name(name), tmp_path / "submission")
+    done = jail.grade_in_jail(
+        sub, tmp_path / "out", tests=POOL_TESTS, options=("--isolation", "process-group")
+    )
+    results = _check_clean_run(name, done)
+    assert results["extra_data"]["isolation"] == "process-group"
+    lost = [
+        f"{t['number']}: {t['output'].strip()[:300]}" for t in results["tests"] if t["score"] < t["max_score"]
+    ]
+    assert results["tests"] and not lost, f"{name} lost points with --isolation process-group:\n" + "\n".join(
+        lost
+    )

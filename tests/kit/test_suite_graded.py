@@ -43,13 +43,13 @@ def test_reference_passes_everything_in_process(tmp_path):
     records = run_suite(KIT / "solution", tmp_path, "--inprocess", "tests/graded")
     failed = {k: r["feedback"][:500] for k, r in records.items() if r["status"] != "passed"}
     assert not failed
-    assert len(records) == 36
+    assert len(records) == 41
 
 
 @pytest.mark.slow
 def test_starter_is_not_implemented_everywhere(tmp_path):
     records = run_suite(KIT / "starter", tmp_path, "tests/graded")
-    assert len(records) == 36
+    assert len(records) == 41
     for node, record in records.items():
         assert record["status"] == "not implemented", (node, record["feedback"][:500])
         assert "Traceback" not in record["feedback"]

@@ -44,8 +44,10 @@ def grade_in_jail(
     linger: float = 0.3,
     timeout: float = 600,
     readonly: bool = True,
+    options: tuple[str, ...] = (),
 ) -> Jailed:
-    """Grade `submission` into `out` (created here) through the kit's CLI, jailed."""
+    """Grade `submission` into `out` (created here) through the kit's CLI, jailed; `options` are
+    more CLI arguments (e.g. `--isolation process-group`)."""
     # sandboxed.py is a helper of the kit's tests, which is on the path under pytest but not when
     # kill_matrix.py runs this as a script: added for that import only, and taken off again.
     sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
@@ -60,6 +62,7 @@ def grade_in_jail(
     argv = [PYTHON, "-m", "grader", "grade", str(submission), "--out", str(out)]
     if tests:
         argv += ["--tests", tests]
+    argv += list(options)
     config = {
         "argv": argv,
         "cwd": str(KIT_ROOT),
