@@ -27,10 +27,16 @@ $(VENV)/.ok: pyproject.toml
 
 venv: $(VENV)/.ok
 
+# The optional extra `staff` (pyproject.toml): the course staff's feedback pages and similarity check.
+$(VENV)/.staff: $(VENV)/.ok
+	$(PY) -c 'import tomllib; print("\n".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["staff"]))' > $(VENV)/staff-requirements.txt
+	$(PY) -m pip install --quiet -r $(VENV)/staff-requirements.txt
+	@touch $@
+
 grade: venv
 	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
 
-test: venv
+test: venv $(VENV)/.staff
 	$(PY) -m pytest
 
 fixtures: venv

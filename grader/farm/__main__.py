@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..api import isolation_level
+from ..staff import cli as staff_cli
 from . import gradebook, records, report
 from .batch import DEFAULT_BUDGET, MANIFEST, grade_all
 from .merge import MergeError, merge
@@ -60,11 +61,14 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--out", type=Path, required=True)
     r = sub.add_parser("report", help="(re)write OUT/gradebook.csv, grades.json and report.html")
     r.add_argument("out", type=Path)
+    staff_cli.add_commands(sub)  # collect, finalize, release, similarity: grader/staff/
     return ap
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.cmd in staff_cli.COMMANDS:
+        return staff_cli.run(args)
     try:
         if args.cmd == "grade":
             if args.jobs < 1:
