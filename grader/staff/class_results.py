@@ -14,7 +14,7 @@ GRADED = "graded"
 
 
 @dataclass(frozen=True)
-class TestResult:
+class ResultRow:
     number: str
     name: str
     score: float
@@ -33,14 +33,14 @@ class Graded:
     score: float | None
     max_score: float | None
     message: str
-    tests: list[TestResult] = field(default_factory=list)
+    tests: list[ResultRow] = field(default_factory=list)
 
 
-def _tests(results: dict | None) -> list[TestResult]:
+def _tests(results: dict | None) -> list[ResultRow]:
     out = []
     for t in (results or {}).get("tests", []) or []:
         out.append(
-            TestResult(
+            ResultRow(
                 number=str(t.get("number") or "").strip(),
                 name=str(t.get("name") or "").strip() or "unnamed test",
                 score=float(t.get("score", 0.0)),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from .final_grades import MISSING, FinalGrade, TestLine
+from .final_grades import MISSING, FinalGrade, GradeLine
 from .late_policy import LatePolicy
 from .overrides import TOTAL
 
@@ -36,7 +36,7 @@ class Moment:
     def at(cls, now: datetime, policy: LatePolicy | None, published: bool) -> Moment:
         return cls(after_due=policy is None or now >= policy.last_due() + policy.grace, published=published)
 
-    def shows(self, t: TestLine) -> bool:
+    def shows(self, t: GradeLine) -> bool:
         if t.visibility == VISIBLE:
             return True
         if t.visibility == AFTER_DUE:

@@ -21,7 +21,7 @@ MISSING = "missing"
 
 
 @dataclass(frozen=True)
-class TestLine:
+class GradeLine:
     number: str
     name: str
     raw: float
@@ -43,7 +43,7 @@ class FinalGrade:
     max_score: float
     submitted_at: datetime | None
     lateness: Lateness | None
-    tests: list[TestLine] = field(default_factory=list)
+    tests: list[GradeLine] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
     message: str = ""
 
@@ -81,7 +81,7 @@ def _one(
                 f"overrides: {student.student_id} has no test {o.target!r} (tests: {', '.join(sorted(numbers))})"
             )
     tests = [
-        TestLine(
+        GradeLine(
             t.number,
             t.name,
             t.score,
