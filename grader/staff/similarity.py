@@ -112,43 +112,40 @@ def compare(
             p = Path(f)
             return ("earlier/" if p.parent.name == "earlier" else "") + p.stem
 
-        pairs, views, seen = [], {}, set()
+        found, seen = [], set()
         for i, fa in enumerate(det.test_files):
             for j, fb in enumerate(det.ref_files):
                 s1, s2 = det.similarity_matrix[i, j]
-                if s1 < 0 or fa == fb:
+                if s1 < 0 or fa == fb or (fb, fa) in seen:
                     continue
-                key = tuple(sorted((fa, fb)))
-                if key in seen:
-                    continue
-                seen.add(key)
+                seen.add((fa, fb))
                 sim = float(max(s1, s2))
-                if sim <= threshold:
-                    continue
-                a, b = label(fa), label(fb)
-                pairs.append(
-                    Pair(
-                        a,
-                        b,
+                if sim > threshold:
+                    pair = Pair(
+                        label(fa),
+                        label(fb),
                         round(sim, 4),
                         round(float(s1), 4),
                         round(float(s2), 4),
                         int(det.token_overlap_matrix[i, j]),
                     )
+                    found.append((pair, fa, fb))
+        found.sort(key=lambda x: (-x[0].similarity, x[0].a, x[0].b))
+        views = {}
+        for pair, fa, fb in found[:PAGE_PAIRS]:  # highlighting is slow: only the pairs shown
+            slices = det.slice_matrix.get((fa, fb))
+            if slices is None and (fb, fa) in det.slice_matrix:
+                slices = det.slice_matrix[(fb, fa)][::-1]
+            if slices is not None:
+                views[(pair.a, pair.b)] = (
+                    highlight_overlap(
+                        det.file_data[fa].raw_code, slices[0], "<mark>", "</mark>", escape_html=True
+                    )[0],
+                    highlight_overlap(
+                        det.file_data[fb].raw_code, slices[1], "<mark>", "</mark>", escape_html=True
+                    )[0],
                 )
-                slices = det.slice_matrix.get((fa, fb))
-                if slices is None and (fb, fa) in det.slice_matrix:
-                    slices = det.slice_matrix[(fb, fa)][::-1]
-                if slices is not None:
-                    views[(a, b)] = (
-                        highlight_overlap(
-                            det.file_data[fa].raw_code, slices[0], "<mark>", "</mark>", escape_html=True
-                        )[0],
-                        highlight_overlap(
-                            det.file_data[fb].raw_code, slices[1], "<mark>", "</mark>", escape_html=True
-                        )[0],
-                    )
-    pairs.sort(key=lambda p: (-p.similarity, p.a, p.b))
+        pairs = [pair for pair, _, _ in found]
     return pairs, views, sorted(skipped)
 
 
