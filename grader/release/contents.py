@@ -1,7 +1,7 @@
 """Which files of the kit go where. The handout gets only what a student may see.
 
 Instructor-only, never in the handout: the reference solution; hidden tests and fixtures; the
-release and farm tooling; the fixture generator (it regenerates fixtures, hidden ones included);
+release, farm and course staff tooling; the fixture generator (it regenerates fixtures, hidden ones included);
 and the grader's trusted oracles (`ORACLES`: a slow but working CharBPE, BPE trainer and encoder,
 plus the classic mistakes as trainer knobs). Those are working answers to Parts 1-3, so they stay
 here: the public graded tests read what they computed from data/fixtures/public/ instead.
@@ -37,6 +37,7 @@ PRIVATE = [
     "data/fixtures/hidden/**",
     "grader/release/**",
     "grader/farm/**",
+    "grader/staff/**",
     "grader/fixtures.py",
     "grader/rubric.toml",  # replaced by its visible part
 ]
