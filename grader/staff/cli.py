@@ -77,6 +77,8 @@ def _grades(args):
     for s in strays:
         print(f"not on the roster (left out): {s}", file=sys.stderr)
     for g in grades:
+        if not g.has_grade:
+            print(f"{g.student.student_id}: {g.status}, no grade exported: {g.message}", file=sys.stderr)
         if g.lateness and g.lateness.reason.startswith("no submission time") and g.status != "missing":
             print(f"{g.student.student_id}: {g.lateness.reason}", file=sys.stderr)
     return grades, policy

@@ -18,6 +18,9 @@ from .late_policy import Lateness, LatePolicy
 from .overrides import TOTAL, Override
 
 MISSING = "missing"
+UNREADABLE = "unreadable_submission"
+# A grade stands for these; any other status (a grader error) is no grade, and is exported blank.
+FINAL_STATUSES = (GRADED, UNREADABLE, MISSING)
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,10 @@ class FinalGrade:
     tests: list[GradeLine] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
     message: str = ""
+
+    @property
+    def has_grade(self) -> bool:
+        return self.status in FINAL_STATUSES
 
     @property
     def adjusted(self) -> float:

@@ -35,7 +35,8 @@ def canvas_csv(grades: list[FinalGrade], assignment: str, assignment_id: str = "
     ]
     for g in grades:
         s = g.student
-        rows.append([s.name, s.lms_id, s.student_id, s.sis_login_id or s.email, s.section, _num(g.final)])
+        score = _num(g.final) if g.has_grade else ""  # a grader error is no grade: never a silent 0
+        rows.append([s.name, s.lms_id, s.student_id, s.sis_login_id or s.email, s.section, score])
     return _write(rows)
 
 
@@ -57,9 +58,9 @@ def gradescope_csv(grades: list[FinalGrade]) -> str:
                 g.student.name,
                 g.student.student_id,
                 g.student.email,
-                "" if missing else _num(g.final),
+                _num(g.final) if g.has_grade and not missing else "",
                 _num(g.max_score),
-                "Missing" if missing else "Graded",
+                "Missing" if missing else "Graded" if g.has_grade else "Ungraded",
                 g.submitted_at.isoformat() if g.submitted_at else "",
                 "" if missing else _lateness(g),
             ]

@@ -128,6 +128,7 @@ def test_exports_have_the_columns_the_lms_imports(tmp_path):
             "s2", "graded", 50.0, 100.0, "", [ResultRow("1.1", "a", 50, 100, "failed", "", "visible")]
         ),
         "stray": Graded("stray", "graded", 100.0, 100.0, "", []),
+        "s3": Graded("s3", "grader_error", None, None, "the sandbox could not start", []),
     }
     policy = LatePolicy(due=datetime(2026, 11, 20, 8, tzinfo=PST), penalty_per_day=10)
     grades, strays = compute(results, ROSTER, policy=policy)
@@ -137,13 +138,13 @@ def test_exports_have_the_columns_the_lms_imports(tmp_path):
         "    Points Possible,,,,,100",
         '"Doe, Jane",111,s1,jane@uni.example,,80',
         '"Roe, Rick",222,s2,rick@uni.example,,45',
-        '"Poe, Pat",333,s3,pat@uni.example,,0',
+        '"Poe, Pat",333,s3,pat@uni.example,,',  # a grader error: no grade, not 0
     ]
     assert gradescope_csv(grades).splitlines() == [
         "Name,SID,Email,Total Score,Max Points,Status,Submission Time,Lateness (H:M:S)",
         '"Doe, Jane",s1,jane@uni.example,80,100,Graded,,0:00:00',
         '"Roe, Rick",s2,rick@uni.example,45,100,Graded,2026-11-20T09:00:00-08:00,1:00:00',
-        '"Poe, Pat",s3,pat@uni.example,,100,Missing,,',
+        '"Poe, Pat",s3,pat@uni.example,,100,Ungraded,,0:00:00',
     ]
 
 
