@@ -33,14 +33,14 @@ $(VENV)/.ok: requirements/dev.txt
 venv: $(VENV)/.ok
 
 # requirements/*.txt, from pyproject.toml: grading (the handout and Gradescope), dev (+ the dev
-# group: make venv, CI), bench (+ the bench extra). Each is resolved within the one before it, so
+# group and the staff extra: make venv, CI), bench (+ the bench extra). Each is resolved within the one before it, so
 # the packages they share have one version. Run after changing a pin in pyproject.toml; commit all three.
 UV_LOCK = $(VENV)/bin/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes \
 	--custom-compile-command "make lock" --quiet
 lock: venv
 	$(UV_LOCK) -o requirements/grading.txt
-	$(UV_LOCK) --group dev -c requirements/grading.txt -o requirements/dev.txt
-	$(UV_LOCK) --group dev --extra bench -c requirements/dev.txt -o requirements/bench.txt
+	$(UV_LOCK) --group dev --extra staff -c requirements/grading.txt -o requirements/dev.txt
+	$(UV_LOCK) --group dev --extra staff --extra bench -c requirements/dev.txt -o requirements/bench.txt
 
 grade: venv
 	$(KIT) grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..api import isolation_level
 from ..errors import MergeError, RosterError, RubricError
+from ..staff import cli as staff_cli
 from . import gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
 from .merge import merge
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--out", type=Path, required=True)
     r = sub.add_parser("report", help="(re)write OUT/gradebook.csv, grades.json and report.html")
     r.add_argument("out", type=Path)
+    staff_cli.add_commands(sub)  # collect, finalize, release, similarity: grader/staff/
     return ap
 
 
@@ -129,6 +131,8 @@ def _grade(args) -> int:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    if args.cmd in staff_cli.COMMANDS:
+        return staff_cli.run(args)
     try:
         if args.cmd == "grade":
             return _grade(args)

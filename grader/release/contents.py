@@ -1,7 +1,7 @@
 """Which files of the kit go where. The handout gets only what a student may see.
 
 Instructor-only, never in the handout: the reference solution; hidden tests and fixtures; the
-release, farm and Gradescope tooling; and everything in grader/oracles/ (`ORACLES`, one glob): the
+release, farm, course staff and Gradescope tooling; and everything in grader/oracles/ (`ORACLES`, one glob): the
 trusted oracles (a slow but working CharBPE, BPE trainer and encoder, plus the classic mistakes as
 trainer knobs) and the fixture maker (it regenerates fixtures, hidden ones included). Those are
 working answers to Parts 1-3, so they stay there: the public graded tests import only
@@ -34,6 +34,7 @@ PRIVATE = [
     "grader/release/**",
     "grader/farm/**",
     "grader/gradescope.py",
+    "grader/staff/**",
     "grader/rubric.toml",  # replaced by its visible part
 ]
 # The Gradescope bundle is never seen by students: it holds the whole grader, hidden tests included.

@@ -1,0 +1,204 @@
+"""Collect an LMS bulk download into the farm's layout: one folder or zip per student id.
+
+Three layouts are recognised:
+
+- **Canvas** ("Download Submissions"): flat files named `login_userid_submissionid_file`, with
+  `_LATE` after the login when Canvas counted it late, and `-1`, `-2`... before the extension of a
+  resubmitted file. The user id is matched with the roster's `lms_id`.
+- **Gradescope** ("Export Submissions"): folders `submission_<id>/` and a `submission_metadata.yml`
+  giving each one's submitters (`:sid:`, `:email:`) and time (`:created_at:`). Every member of a
+  group gets the group's submission.
+- **Plain**: one folder or zip per student, named by student id or by the roster's `folder`.
+
+Entries that match nobody on the roster are listed and not copied, so they are never graded by
+accident. Submission times come from the LMS metadata or the roster's `submitted_at`, never from
+file modification times unless asked (`use_mtime`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from .class_roster import Roster
+from .errors import StaffFileError
+from .timestamps import parse_time
+
+MANIFEST = ".collected.json"  # hidden: the farm's roster discovery skips dot files
+GRADESCOPE_METADATA = "submission_metadata.yml"
+CANVAS_NAME = re.compile(r"^(?P<login>[^_]+?)(?P<late>_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
+_RESUBMITTED = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[^.]+)?$")
+_LITTER = ("Thumbs.db", "desktop.ini")
+
+
+@dataclass
+class Collected:
+    student: str
+    source: list[str]
+    lms: str
+    submitted_at: datetime | None = None
+    lms_late: bool = False
+
+
+@dataclass
+class Collection:
+    students: dict[str, Collected] = field(default_factory=dict)
+    unmatched: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        return {
+            "format": 1,
+            "students": {
+                s: {
+                    "source": c.source,
+                    "lms": c.lms,
+                    "submitted_at": c.submitted_at.isoformat() if c.submitted_at else None,
+                    "lms_late": c.lms_late,
+                }
+                for s, c in sorted(self.students.items())
+            },
+            "unmatched": sorted(self.unmatched),
+        }
+
+
+def canvas_file_name(name: str) -> str:
+    """The student's own file name inside a Canvas download name (resubmission counter removed)."""
+    m = CANVAS_NAME.match(name)
+    base = m.group("file") if m else name
+    r = _RESUBMITTED.match(base)
+    return r.group("stem") + (r.group("ext") or "") if r else base
+
+
+def _entries(download: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in download.iterdir()
+        if not p.name.startswith((".", "__MACOSX"))
+        and p.name not in _LITTER
+        and p.name != GRADESCOPE_METADATA
+    )
+
+
+def _copy(src: Path, dest: Path) -> None:
+    if src.is_dir():
+        shutil.copytree(src, dest, symlinks=True)
+    else:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest)
+
+
+def _add(col: Collection, c: Collected, where: str) -> None:
+    if c.student in col.students:
+        raise StaffFileError(
+            f"{where}: student {c.student!r} has more than one submission: "
+            + ", ".join(col.students[c.student].source + c.source)
+        )
+    col.students[c.student] = c
+
+
+def _gradescope(download: Path, roster: Roster, dest: Path, col: Collection) -> None:
+    meta_path = download / GRADESCOPE_METADATA
+    try:
+        # Every value as text (the base loader), as the metadata's times are parsed by parse_time.
+        meta = YAML(typ="base").load(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YAMLError) as e:
+        raise StaffFileError(f"{meta_path}: cannot read Gradescope's metadata ({e})") from None
+    if not isinstance(meta, dict):
+        raise StaffFileError(f"{meta_path}: expected one entry per submission folder")
+    for folder in _entries(download):
+        info = meta.get(folder.name)
+        if not isinstance(info, dict):
+            col.unmatched.append(folder.name)
+            continue
+        submitters = info.get(":submitters") or []
+        at = info.get(":created_at")
+        when = parse_time(at, f"{meta_path}: {folder.name}") if at else None
+        matched = False
+        for who in submitters if isinstance(submitters, list) else []:
+            s = roster.find(student_id=str(who.get(":sid") or ""), email=str(who.get(":email") or ""))
+            if s is None:
+                continue
+            matched = True
+            _add(
+                col,
+                Collected(s.student_id, [folder.name], "gradescope", when or s.submitted_at),
+                str(download),
+            )
+            _copy(folder, dest / s.student_id)
+        if not matched:
+            col.unmatched.append(folder.name)
+
+
+def _canvas_or_plain(download: Path, roster: Roster, dest: Path, col: Collection) -> None:
+    canvas: dict[str, list[Path]] = {}
+    for p in _entries(download):
+        m = CANVAS_NAME.match(p.name) if p.is_file() else None
+        s = roster.find(folder=p.name[:-4] if p.name.lower().endswith(".zip") else p.name)
+        if s is not None:  # a plain folder or zip named by the roster
+            _add(col, Collected(s.student_id, [p.name], "folder", s.submitted_at), str(download))
+            _copy(p, dest / (s.student_id + (".zip" if p.is_file() else "")))
+        elif m:
+            canvas.setdefault(m.group("uid"), []).append(p)
+        else:
+            col.unmatched.append(p.name)
+    for uid, files in sorted(canvas.items()):
+        s = roster.find(lms_id=uid)
+        if s is None:
+            col.unmatched.extend(f.name for f in files)
+            continue
+        late = any(CANVAS_NAME.match(f.name).group("late") for f in files)
+        names = [canvas_file_name(f.name) for f in files]
+        _add(
+            col,
+            Collected(s.student_id, [f.name for f in files], "canvas", s.submitted_at, late),
+            str(download),
+        )
+        if len(files) == 1 and names[0].lower().endswith(".zip"):
+            _copy(files[0], dest / f"{s.student_id}.zip")
+        else:  # loose files: the farm finds a package's own files loose in a folder
+            for f, name in zip(files, names):
+                _copy(f, dest / s.student_id / name)
+
+
+def collect(download: Path, roster: Roster, dest: Path, *, use_mtime: bool = False) -> Collection:
+    """Copy every submission in `download` that matches the roster into `dest`, by student id."""
+    download, dest = Path(download), Path(dest)
+    if not download.is_dir():
+        raise StaffFileError(f"{download}: not a folder (unzip the LMS download first)")
+    if dest.exists() and any(dest.iterdir()):
+        raise StaffFileError(f"{dest}: already holds files; collect into a new folder")
+    dest.mkdir(parents=True, exist_ok=True)
+    col = Collection()
+    if (download / GRADESCOPE_METADATA).is_file():
+        _gradescope(download, roster, dest, col)
+    else:
+        _canvas_or_plain(download, roster, dest, col)
+    if use_mtime:
+        for c in col.students.values():
+            if c.submitted_at is None:
+                newest = max((download / n).stat().st_mtime for n in c.source)
+                c.submitted_at = datetime.fromtimestamp(newest, UTC)
+    (dest / MANIFEST).write_text(json.dumps(col.as_json(), indent=1) + "\n", encoding="utf-8")
+    return col
+
+
+def submission_times(submissions: Path) -> dict[str, datetime | None]:
+    """The submission times `collect` recorded beside the submissions, by student id."""
+    path = Path(submissions) / MANIFEST
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))["students"]
+        return {
+            s: parse_time(v["submitted_at"], f"{path}: {s}") if v.get("submitted_at") else None
+            for s, v in data.items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise StaffFileError(f"{path}: not a manifest written by `collect`") from None
