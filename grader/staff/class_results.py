@@ -1,16 +1,30 @@
 """The one reader of the farm's per-student output that the staff tools use.
 
 Every staff tool sees the farm only through `read_class`, so a change in the farm's records is
-adapted here, in one place.
+adapted here, in one place. It reads the records with the farm's own reader
+(grader/farm/records.py) and judges them with the farm's own rules (grader/farm/batch.py), so a
+record the farm would regrade is never taken for a grade.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GRADED = "graded"
+from ..farm import records
+from ..farm.batch import missing_tests, read_manifest, stale_tests
+
+GRADED = records.GRADED
+UNREADABLE = records.UNREADABLE
+TIMED_OUT = records.TIMED_OUT
+INTERRUPTED = records.INTERRUPTED
+GRADER_ERROR = records.GRADER_ERROR
+# Not statuses of the farm's records: what the farm's gradebook marks INCOMPLETE and STALE.
+INCOMPLETE = "incomplete"
+STALE = "stale"
+# The statuses whose recorded points are the submission's score (a timed-out run scores the tests
+# that finished, as the farm's gradebook counts it).
+SCORED = (GRADED, TIMED_OUT)
 
 
 @dataclass(frozen=True)
@@ -26,7 +40,7 @@ class ResultRow:
 
 @dataclass(frozen=True)
 class Graded:
-    """One student's outcome as the farm recorded it (status other than "graded": no score)."""
+    """One student's outcome as the farm recorded it; `score` is None unless the status is SCORED."""
 
     student: str
     status: str
@@ -36,53 +50,73 @@ class Graded:
     tests: list[ResultRow] = field(default_factory=list)
 
 
-def _tests(results: dict | None) -> list[ResultRow]:
-    out = []
-    for t in (results or {}).get("tests", []) or []:
-        out.append(
-            ResultRow(
-                number=str(t.get("number") or "").strip(),
-                name=str(t.get("name") or "").strip() or "unnamed test",
-                score=float(t.get("score", 0.0)),
-                max_score=float(t.get("max_score", 0.0)),
-                status=str(t.get("status") or ""),
-                output=str(t.get("output") or ""),
-                visibility=str(t.get("visibility") or "visible"),
-            )
+def _tests(tests: list[dict]) -> list[ResultRow]:
+    return [
+        ResultRow(
+            number=str(t.get("number") or "").strip(),
+            name=str(t.get("name") or "").strip() or "unnamed test",
+            score=float(t.get("score", 0.0)),
+            max_score=float(t.get("max_score", 0.0)),
+            status=str(t.get("status") or ""),
+            output=str(t.get("output") or ""),
+            visibility=str(t.get("visibility") or "visible"),
         )
-    return out
+        for t in tests
+        if isinstance(t, dict)
+    ]
+
+
+def _judge(student: str, rec: dict, manifest: dict | None) -> tuple[str, str]:
+    """(status, message) of one record, with what the output's manifest says about it.
+
+    A regrade an interrupted run had set out to do is `interrupted` (the points are the previous
+    grading's); a record with tests graded by another kit or from another upload than the one in
+    the submissions folder is `stale`; a graded record missing rubric tests (graded by `--tests`
+    only) is `incomplete`. None of those is a grade until the farm is rerun.
+    """
+    status, message = rec["status"], str(rec.get("message") or "")
+    pending = (manifest or {}).get("pending") or {}
+    if student in pending.get("students", {}) and rec.get("run") != pending.get("run"):
+        return INTERRUPTED, "a regrade was interrupted; rerun the farm to finish it"
+    if status not in SCORED:
+        return status, message
+    kit = (manifest or {}).get("kit") or rec.get("kit")
+    upload = (manifest or {}).get("submissions", {}).get(student) or rec.get("submission")
+    stale = stale_tests(rec, kit, upload)
+    if stale or rec.get("submission") != upload:
+        which = f"tests {' '.join(stale)}" if stale else "the record"
+        return STALE, f"{which} graded by another kit or from another upload; rerun the farm"
+    if status == GRADED:
+        if manifest:
+            missing = " ".join(missing_tests(rec, [t["number"] for t in manifest.get("rubric", [])]))
+        else:  # no manifest: the record's own total says whether every rubric test is there
+            have = sum(float(t.get("max_score", 0.0)) for t in rec["tests"])
+            missing = "some rubric tests" if have < float(rec.get("max_score") or 0.0) else ""
+        if missing:
+            return INCOMPLETE, f"not graded yet: {missing}; rerun the farm without --tests"
+    return status, message
 
 
 def read_class(out: Path) -> dict[str, Graded]:
     """Every student with a complete record under `out/students/<id>/record.json`, by student id.
 
-    The test results come from the record itself, or from `results.json` beside it when the record
-    does not carry them.
+    A student's status is the farm's (graded, unreadable_submission, timed_out, interrupted,
+    grader_error), or `interrupted`, `stale` or `incomplete` when the output says the recorded
+    points are not the grade of today's kit on today's upload (see `_judge`). Only a SCORED status
+    carries a score; grader/staff/final_grades.py decides which statuses export as a grade.
     """
+    out = Path(out)
+    manifest = read_manifest(out)
     found: dict[str, Graded] = {}
-    root = Path(out) / "students"
-    if not root.is_dir():
-        return found
-    for d in sorted(root.iterdir()):
-        try:
-            rec = json.loads((d / "record.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(rec, dict) or "student" not in rec or "status" not in rec:
-            continue
-        results = rec.get("results")
-        if results is None and (d / "results.json").is_file():
-            try:
-                results = json.loads((d / "results.json").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                results = None
-        graded = rec["status"] == GRADED
-        found[str(rec["student"])] = Graded(
-            student=str(rec["student"]),
-            status=str(rec["status"]),
-            score=float(rec["score"]) if graded and rec.get("score") is not None else None,
+    for student, rec in records.read_records(out).items():
+        student = str(student)
+        status, message = _judge(student, rec, manifest)
+        found[student] = Graded(
+            student=student,
+            status=status,
+            score=float(rec.get("score") or 0.0) if status in SCORED else None,
             max_score=float(rec["max_score"]) if rec.get("max_score") is not None else None,
-            message=str(rec.get("message") or ""),
-            tests=_tests(results if isinstance(results, dict) else None),
+            message=message,
+            tests=_tests(rec["tests"]),
         )
     return found

@@ -64,7 +64,7 @@ def add_commands(sub) -> None:
 def _grades(args):
     from . import class_roster, late_policy, overrides
     from .class_results import read_class
-    from .final_grades import compute
+    from .final_grades import MARKED, compute
     from .lms_download import submission_times
 
     if not args.out.is_dir():
@@ -79,6 +79,11 @@ def _grades(args):
     for g in grades:
         if not g.has_grade:
             print(f"{g.student.student_id}: {g.status}, no grade exported: {g.message}", file=sys.stderr)
+        elif g.status in MARKED:
+            print(
+                f"{g.student.student_id}: {g.status}, graded on the tests that finished: {g.message}",
+                file=sys.stderr,
+            )
         if g.lateness and g.lateness.reason.startswith("no submission time") and g.status != "missing":
             print(f"{g.student.student_id}: {g.lateness.reason}", file=sys.stderr)
     return grades, policy

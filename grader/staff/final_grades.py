@@ -11,16 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from .class_results import GRADED, Graded
+from .class_results import SCORED, TIMED_OUT, UNREADABLE, Graded
 from .class_roster import Roster, Student
 from .errors import StaffFileError
 from .late_policy import Lateness, LatePolicy
 from .overrides import TOTAL, Override
 
 MISSING = "missing"
-UNREADABLE = "unreadable_submission"
-# A grade stands for these; any other status (a grader error) is no grade, and is exported blank.
-FINAL_STATUSES = (GRADED, UNREADABLE, MISSING)
+# A grade stands for these: graded; an unreadable upload and a missing one (0); a run that overran
+# its budget, scored on the tests that finished, as the farm counts it (the budget is a wide margin
+# over the reference: only a runaway submission reaches it), and marked TIMED_OUT wherever it is
+# exported. Any other status is no grade and is exported blank, never as a silent 0 or as points
+# that are not today's: grader_error and interrupted (rerun the farm), stale (points from another
+# kit or another upload) and incomplete (graded by `--tests` only).
+FINAL_STATUSES = (*SCORED, UNREADABLE, MISSING)
+MARKED = (TIMED_OUT,)  # a grade, with a mark beside it in every export
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,7 @@ def _one(
         )
         for t in g.tests
     ]
-    if g.status != GRADED:
+    if g.status not in SCORED:
         raw, adjusted = 0.0, 0.0
     else:
         raw = g.score or 0.0

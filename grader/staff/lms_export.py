@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 
-from .final_grades import MISSING, FinalGrade
+from .final_grades import MARKED, MISSING, FinalGrade
 
 
 def _num(x: float) -> str:
@@ -47,6 +47,11 @@ def _lateness(g: FinalGrade) -> str:
     return f"{secs // 3600}:{secs % 3600 // 60:02d}:{secs % 60:02d}"
 
 
+def _graded(g: FinalGrade) -> str:
+    """'Graded', or 'Graded (timed_out)' for a grade that carries a mark."""
+    return f"Graded ({g.status})" if g.status in MARKED else "Graded"
+
+
 def gradescope_csv(grades: list[FinalGrade]) -> str:
     rows = [
         ["Name", "SID", "Email", "Total Score", "Max Points", "Status", "Submission Time", "Lateness (H:M:S)"]
@@ -60,7 +65,7 @@ def gradescope_csv(grades: list[FinalGrade]) -> str:
                 g.student.email,
                 _num(g.final) if g.has_grade and not missing else "",
                 _num(g.max_score),
-                "Missing" if missing else "Graded" if g.has_grade else "Ungraded",
+                "Missing" if missing else _graded(g) if g.has_grade else "Ungraded",
                 g.submitted_at.isoformat() if g.submitted_at else "",
                 "" if missing else _lateness(g),
             ]

@@ -16,7 +16,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..farm.unpack import Unreadable, prepare
+from ..errors import SubmissionError
+from ..farm.unpack import prepare
 from .errors import StaffFileError
 
 PAGE_PAIRS = 50  # pairs shown side by side; the CSV lists every pair above the threshold
@@ -52,7 +53,7 @@ def _collect(folder: Path, into: Path, scratch: Path, skipped: list[str], prefix
         name = p.name[:-4] if p.is_file() and p.name.lower().endswith(".zip") else p.name
         try:
             root = prepare(p, scratch / (prefix + name))
-        except Unreadable:
+        except SubmissionError:
             skipped.append(prefix + name)
             continue
         doc = _document(root / "bpe" if (root / "bpe").is_dir() else root)

@@ -41,8 +41,9 @@ def ratio():
 """
 
 
-def write_suite(root: Path, *, points=None, total: int | None = 100) -> tuple[Path, Path]:
-    """(tests folder, rubric) of the four-test suite; `points` overrides a test's points by number."""
+def write_suite(root: Path, *, points=None, total: int | None = 100, visibility=None) -> tuple[Path, Path]:
+    """(tests folder, rubric) of the four-test suite; `points` and `visibility` override a test's
+    points and visibility ("visible" unless given) by number."""
     tests = root / "graded"
     tests.mkdir(parents=True, exist_ok=True)
     body = ["import pytest\n"]
@@ -60,29 +61,35 @@ def write_suite(root: Path, *, points=None, total: int | None = 100) -> tuple[Pa
         )
     (tests / "test_class.py").write_text("".join(body))
     points = {**{n: p for n, _, p, _ in RUBRIC}, **(points or {})}
+    shown = {**dict.fromkeys((n for n, _, _, _ in RUBRIC), "visible"), **(visibility or {})}
     rubric = root / "rubric.toml"
     head = f"total = {total}\n\n" if total is not None else ""
     rubric.write_text(
         head
         + "".join(
             f'[[test]]\nid = "test_class.py::{fn}"\nnumber = "{n}"\nname = "{name}"\npart = 1\n'
-            f'points = {points[n]}\nvisibility = "visible"\n\n'
+            f'points = {points[n]}\nvisibility = "{shown[n]}"\n\n'
             for n, name, _, fn in RUBRIC
         )
     )
     return tests, rubric
 
 
-def make_submission(root: Path, student: str, *, points=(), ratio=None, sleep=0.0, hang=None, as_zip=False):
-    """A fake submission folder (or zip) for `student` under `root`; `points`: the tests it passes."""
-    import zipfile
-
+def submission_files(*, points=(), ratio=None, sleep=0.0, hang=None) -> dict[str, str]:
+    """The fake package's files (path -> text); `points`: the numbers of the tests it passes."""
     spec = {"points": dict.fromkeys(points, 1), "sleep": sleep}
     if ratio is not None:
         spec["ratio"] = ratio
     if hang:
         spec["hang"] = hang
-    files = {"bpe/__init__.py": textwrap.dedent(SUBMISSION), "bpe/fake.json": json.dumps(spec)}
+    return {"bpe/__init__.py": textwrap.dedent(SUBMISSION), "bpe/fake.json": json.dumps(spec)}
+
+
+def make_submission(root: Path, student: str, *, points=(), ratio=None, sleep=0.0, hang=None, as_zip=False):
+    """A fake submission folder (or zip) for `student` under `root`; `points`: the tests it passes."""
+    import zipfile
+
+    files = submission_files(points=points, ratio=ratio, sleep=sleep, hang=hang)
     root.mkdir(parents=True, exist_ok=True)
     if as_zip:
         with zipfile.ZipFile(root / f"{student}.zip", "w") as z:

@@ -1,33 +1,25 @@
-"""A fake class for the staff tools: a Canvas bulk download of real-looking submissions.
+"""A fake class for the staff tools: a Canvas bulk download of real-looking submissions, graded by
+the farm through the real grader with the fake suite of tests/kit/instructor_fakes.py.
 
-Each submission is a zip holding `bpe/` with Python code (for the similarity check) and the
-`bpe/fake.json` that `grade` below reads: the farm's fake grader, with test 3.1 graded as
+Each submission is a zip holding the fake `bpe/` package (the tests it passes are listed in
+`bpe/fake.json`) beside real Python code for the similarity check. The suite's test 3.1 is
 `after_due_date`, as the kit's hidden speed tests are.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 import zipfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
 import instructor_fakes
 
 KIT = Path(__file__).resolve().parents[2]
-GRADE_FN = f"{Path(__file__)}:grade"
 
 
-def grade(submission: Path, out_dir: Path, **kw):
-    results = instructor_fakes.grade(submission, out_dir, **kw)
-    if isinstance(results, dict) and "tests" in results:
-        for t in results["tests"]:
-            if t["number"] == "3.1":
-                t["visibility"] = "after_due_date"
-        (out_dir / "results.json").write_text(json.dumps(results))
-    return results
+def write_suite(root: Path) -> tuple[Path, Path]:
+    """(tests folder, rubric): the fake suite, 100 points, test 3.1 shown after the due date."""
+    return instructor_fakes.write_suite(root, visibility={"3.1": "after_due_date"})
 
 
 def renamed(code: str) -> str:
@@ -43,16 +35,31 @@ def renamed(code: str) -> str:
     return code
 
 
-def canvas_zip(
-    download: Path, login: str, uid: str, sub: str, *, code: str, points: dict, late=False
-) -> Path:
-    """`login[_LATE]_uid_sub_bpe.zip`, as Canvas names a student's uploaded zip."""
+def given() -> dict[str, str]:
+    """What every student was given (path -> text): the kit's starter tokenizer and the fake
+    package's harness, so the similarity check leaves them out as starter code."""
+    files = instructor_fakes.submission_files()
+    return {
+        "bpe/__init__.py": files["bpe/__init__.py"],
+        "bpe/tokenizer.py": (KIT / "starter/bpe/tokenizer.py").read_text(),
+    }
+
+
+def write_starter(root: Path) -> Path:
+    """A starter folder holding `given()`."""
+    for name, text in given().items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def canvas_zip(download: Path, login: str, uid: str, sub: str, *, code: str, passes=(), late=False) -> Path:
+    """`login[_LATE]_uid_sub_bpe.zip`, as Canvas names a student's uploaded zip; `passes`: the
+    numbers of the fake suite's tests the submission passes."""
     download.mkdir(parents=True, exist_ok=True)
     path = download / f"{login}{'_LATE' if late else ''}_{uid}_{sub}_bpe.zip"
-    starter = (KIT / "starter/bpe/tokenizer.py").read_text()  # what everyone was given
+    files = {**given(), **instructor_fakes.submission_files(points=passes), "bpe/char_bpe.py": code}
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("bpe/__init__.py", "")
-        z.writestr("bpe/char_bpe.py", code)
-        z.writestr("bpe/tokenizer.py", starter)
-        z.writestr("bpe/fake.json", json.dumps({"who": login, "points": points}))
+        for name, text in files.items():
+            z.writestr(name, text)
     return path

@@ -1,5 +1,5 @@
 """The course staff's week end to end, on a fake class of 10 taken from a Canvas bulk download:
-collect with a roster, grade (the farm with its fake grader), finalize with a late policy, an
+collect with a roster, grade (the farm through the real grader, with the fake suite), finalize with a late policy, an
 extension and overrides, release the feedback pages, and check two near-copies are ranked first."""
 
 from __future__ import annotations
@@ -8,25 +8,23 @@ import csv
 import io
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from staff_fakes import KIT, canvas_zip, renamed, write_starter, write_suite
 
+from grader.farm import records
 from grader.farm.__main__ import main as farm
 from grader.farm.batch import grade_all
-
-sys.path.insert(0, str(Path(__file__).parent))
-from staff_fakes import GRADE_FN, KIT, canvas_zip, renamed
 
 pytest.importorskip("jinja2")
 pytest.importorskip("copydetect")
 
-FULL = {"1.1": 10, "1.2": 20, "2.1": 30, "3.1": 40}
-PART = {"1.1": 10, "1.2": 20, "2.1": 30}
+# The fake suite's tests passed (1.1: 10 points, 1.2: 20, 2.1: 30, 3.1: 40, after the due date)
+FULL = ("1.1", "1.2", "2.1", "3.1")
+PART = ("1.1", "1.2", "2.1")
 SOL = KIT / "solution/bpe"
 ORIGINAL = (SOL / "char_bpe.py").read_text()
-# id, name, Canvas login, Canvas user id, submitted at (None: no submission), points, code, late
+# id, name, Canvas login, Canvas user id, submitted at (None: no submission), tests passed, code
 CLASS = [
     ("s01", "Lovelace, Ada", "lovelaceada", "1001", "2026-11-20T20:00:00-08:00", FULL, "training.py"),
     ("s02", "Turing, Alan", "turingalan", "1002", "2026-11-21T00:10:00-08:00", PART, "pretokenize.py"),
@@ -47,7 +45,7 @@ CLASS = [
         "knuthdonald",
         "1006",
         "2026-11-20T12:00:00-08:00",
-        {**FULL, "2.1": 0},
+        ("1.1", "1.2", "3.1"),
         "_specials.py",
     ),
     (
@@ -56,7 +54,7 @@ CLASS = [
         "thompsonken",
         "1007",
         "2026-11-20T22:00:00-08:00",
-        {"1.1": 10, "1.2": 20},
+        ("1.1", "1.2"),
         None,
     ),
     (
@@ -65,7 +63,7 @@ CLASS = [
         "ritchiedennis",
         "1008",
         "2026-11-20T23:00:00-08:00",
-        {"1.1": 10, "1.2": 20},
+        ("1.1", "1.2"),
         "copy",
     ),
     ("s09", "Allen, Frances", "allenfrances", "1009", None, None, None),
@@ -113,7 +111,7 @@ Student,ID,SIS User ID,SIS Login ID,Section,BPE tokenizer (4242)
 def week(tmp_path_factory):
     root = tmp_path_factory.mktemp("week")
     download, rows = root / "canvas", []
-    for n, (sid, name, login, uid, at, points, code) in enumerate(CLASS):
+    for n, (sid, name, login, uid, at, passes, code) in enumerate(CLASS):
         rows.append(
             {
                 "student_id": sid,
@@ -128,8 +126,8 @@ def week(tmp_path_factory):
             continue
         text = ORIGINAL if code is None else renamed(ORIGINAL) if code == "copy" else (SOL / code).read_text()
         late = at > "2026-11-21T00:14"  # the marker Canvas adds; the times come from the roster
-        canvas_zip(download, login, uid, str(5000 + n), code=text, points=points, late=late)
-    canvas_zip(download, "strangerx", "99999", "6000", code="x = 1\n", points=FULL)
+        canvas_zip(download, login, uid, str(5000 + n), code=text, passes=passes, late=late)
+    canvas_zip(download, "strangerx", "99999", "6000", code="x = 1\n", passes=FULL)
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(rows[0]))
     w.writeheader()
@@ -151,9 +149,15 @@ def test_the_week(week, capsys):
         f"s{i:02d}.zip" for i in range(1, 11) if i != 9
     ]
 
-    # grade: the farm as it is, with its fake grader
-    recs = grade_all(subs, out, jobs=2, grade_fn=GRADE_FN, stream=io.StringIO())
-    assert sorted(recs) == [f"s{i:02d}" for i in range(1, 11) if i != 9]
+    # grade: the farm as it is, through the real grader, with the fake suite
+    tests, rubric = write_suite(week / "suite")
+    manifest = grade_all(
+        subs, out, tests_dir=tests, rubric_path=rubric, budget=120, jobs=2, stream=io.StringIO()
+    )
+    assert manifest["assigned"] == [f"s{i:02d}" for i in range(1, 11) if i != 9]
+    assert {s: r["status"] for s, r in records.read_records(out).items()} == dict.fromkeys(
+        manifest["assigned"], "graded"
+    )
 
     # finalize: Canvas CSV with the points-possible row, penalties, overrides, a missing student
     common = [
@@ -212,7 +216,8 @@ def test_the_week(week, capsys):
     assert "**Final score: 65 / 100**" in md and "test 2.1: +5" in md
     assert "No submission was received" in (after / "s09/feedback.md").read_text()
 
-    # similarity: the two near-copies first, far above everyone else; the starter code left out
+    # similarity: the two near-copies first, far above everyone else; the starter code (and the fake
+    # package's harness) left out
     sim = week / "similarity"
     assert (
         farm(
@@ -220,7 +225,7 @@ def test_the_week(week, capsys):
                 "similarity",
                 str(subs),
                 "--starter",
-                str(KIT / "starter"),
+                str(write_starter(week / "starter")),
                 "--out",
                 str(sim),
                 "--threshold",
