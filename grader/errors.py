@@ -4,8 +4,9 @@ They are raised where the condition is found and travel unchanged to whoever han
 tells them apart with `isinstance`: a refused submission (`SubmissionError`) is the student's to fix
 and is reported to them; every other `GraderError` is the course's. str() is always one line.
 
-The tools' own refusals are here too (`LeakError`, `BundleError` for a release, `RosterError`,
-`MergeError` for the farm): they stop a tool, never a grading.
+The tools' own refusals are here too (`LeakError`, `StarterError`, `BundleError` for a release,
+`PackingError` for `bpe-kit zip`, `RosterError`, `MergeError` for the farm, `StaffFileError` for
+the course staff's files): they stop a tool, never a grading.
 
 The failures of one call into a worker (`GradingAbort` and its kinds) are not grading failures:
 they cost the test that made the call, and the suite goes on. (The student's own exceptions,
@@ -86,3 +87,8 @@ class WorkerCrashed(GradingAbort):
 
 class BadReply(GradingAbort):
     """The worker answered with something that is not a valid message."""
+
+
+class StaffFileError(ValueError):
+    """A file the course staff wrote (roster, late policy, overrides, LMS metadata) cannot be used as
+    given; the message names the file and what is wrong, for one line on stderr."""

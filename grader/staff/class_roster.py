@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from .errors import StaffFileError
+from ..errors import StaffFileError
 from .timestamps import parse_time
 
 COLUMNS = ("student_id", "name", "email", "lms_id", "sis_login_id", "section", "folder", "submitted_at")

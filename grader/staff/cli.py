@@ -13,7 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .errors import StaffFileError
+from ..errors import StaffFileError
 
 COMMANDS = ("collect", "finalize", "release", "similarity")
 STAFF_DIR = "staff"  # finalize's files, inside the farm's output folder

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..errors import StaffFileError
 from .class_results import SCORED, TIMED_OUT, UNREADABLE, Graded
 from .class_roster import Roster, Student
-from .errors import StaffFileError
 from .late_policy import Lateness, LatePolicy
 from .overrides import TOTAL, Override
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from .errors import StaffFileError
+from ..errors import StaffFileError
 from .timestamps import parse_time
 
 _KEYS = {"due", "grace_minutes", "penalty_per_day", "max_late_days", "slip_days", "extensions"}

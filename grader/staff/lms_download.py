@@ -27,8 +27,8 @@ from pathlib import Path
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from ..errors import StaffFileError
 from .class_roster import Roster
-from .errors import StaffFileError
 from .timestamps import parse_time
 
 MANIFEST = ".collected.json"  # hidden: the farm's roster discovery skips dot files

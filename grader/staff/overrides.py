@@ -14,7 +14,7 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import StaffFileError
+from ..errors import StaffFileError
 
 COLUMNS = ("student", "target", "points", "reason", "who")
 TOTAL = "total"

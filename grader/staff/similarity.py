@@ -16,9 +16,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SubmissionError
+from ..errors import StaffFileError, SubmissionError
 from ..farm.unpack import prepare
-from .errors import StaffFileError
 
 PAGE_PAIRS = 50  # pairs shown side by side; the CSV lists every pair above the threshold
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from .errors import StaffFileError
+from ..errors import StaffFileError
 
 # Gradescope's export writes Ruby times: "2026-11-20 23:05:10.123456000 -08:00".
 _RUBY = re.compile(r"^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:\.(\d+))?\s*([+-]\d\d:?\d\d|Z)$")

@@ -6,10 +6,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from grader.errors import StaffFileError
 from grader.staff import late_policy, overrides
 from grader.staff.class_results import Graded, ResultRow
 from grader.staff.class_roster import Roster, Student
-from grader.staff.errors import StaffFileError
 from grader.staff.final_grades import compute
 from grader.staff.late_policy import LatePolicy
 

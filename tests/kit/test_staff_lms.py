@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from grader.errors import StaffFileError
 from grader.staff import class_roster
 from grader.staff.class_roster import Roster, Student
-from grader.staff.errors import StaffFileError
 from grader.staff.final_grades import compute
 from grader.staff.late_policy import LatePolicy
 from grader.staff.lms_download import MANIFEST, canvas_file_name, collect, submission_times
