@@ -16,11 +16,14 @@ Stable interface (the batch tools build on it):
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import report, rubric, runner, submission
+from . import report, rubric, runner, student_python, submission
+from .cs336 import contract as cs336
+from .cs336 import intake as cs336_intake
 from .rubric import RubricError
 from .sandbox import Options, SubmissionError
 from .sandbox import isolation_level as sandbox_isolation
@@ -37,6 +40,7 @@ class GraderError(Exception):
 class Grading:
     results: dict
     scored: list[Scored]
+    notes: tuple[str, ...] = ()  # the contract's notes, shown with the grade
 
 
 def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
@@ -58,12 +62,28 @@ def run(
     allow_unlisted: bool = False,
     hide: tuple[Path, ...] = (),
     isolation: str = "auto",
+    contract: str = "kit",
+    python: str | None = None,
 ) -> Grading:
-    """Grade without writing anything (the CLI's `--inprocess` stops here)."""
+    """Grade without writing anything (the CLI's `--inprocess` stops here).
+
+    `contract="cs336"`: the submission is a CS336 repository (grader/cs336/); `python`: the
+    worker's interpreter (default for cs336: the repository's .venv/bin/python, when it exists)."""
     started = time.monotonic()
+    if contract not in CONTRACTS:
+        raise GraderError(f"unknown contract {contract!r} (one of {', '.join(CONTRACTS)})")
+    left_out, notes = [], ()
     try:
+        if contract == cs336.NAME:
+            rubric_path = rubric_path or cs336.RUBRIC
+            left_out, notes = cs336.not_in_contract(rubric_path), tuple(cs336.notes(rubric_path))
+            opened = _cs336_opened(Path(submission_path))
+        else:
+            opened = _kit_opened(Path(submission_path))
         entries = rubric.load(rubric_path or DEFAULT_RUBRIC)
-        with submission.opened(Path(submission_path)) as parent:
+        with opened as (parent, repo):
+            if python is None and repo is not None:
+                python = student_python.default_for(repo)
             records = runner.run_suite(
                 parent,
                 tests_dir=tests_dir or runner.DEFAULT_TESTS_DIR,
@@ -72,17 +92,39 @@ def run(
                 timeout_total=timeout_total,
                 hide=hide,
                 isolation=isolation,
+                contract=contract,
+                python=student_python.checked(python) if python else None,
+                deselect=tuple(s.entry.id for s in left_out),
             )
         scored = score(entries, records, partial_run=bool(tests), allow_unlisted=allow_unlisted)
         if tests and not scored:
             raise GraderError(f"--tests {tests!r} selects none of the graded tests")
-    except (SubmissionError, RubricError, runner.SuiteError) as e:
+        if not tests:
+            scored = sorted(scored + left_out, key=lambda s: rubric.number_key(s.entry.number))
+    except (SubmissionError, RubricError, runner.SuiteError, student_python.PythonError) as e:
         raise GraderError(str(e)) from None
     elapsed = time.monotonic() - started
     results = report.results_json(
         scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation)
     )
-    return Grading(results, scored)
+    if notes:
+        results["output"] += "\n" + "\n".join(notes)
+    return Grading(results, scored, notes)
+
+
+CONTRACTS = ("kit", cs336.NAME)
+
+
+@contextlib.contextmanager
+def _kit_opened(path: Path):
+    with submission.opened(path) as parent:
+        yield parent, None
+
+
+@contextlib.contextmanager
+def _cs336_opened(path: Path):
+    with cs336_intake.opened(path) as staged:
+        yield staged.parent, staged.repo
 
 
 def grade(
@@ -93,6 +135,8 @@ def grade(
     timeout_total: float | None = None,
     tests_dir: Path | None = None,
     rubric: Path | None = None,
+    contract: str = "kit",
+    python: str | None = None,
 ) -> dict:
     """Grade one submission into out_dir (see module docstring); returns the results.json dict."""
     out_dir = Path(out_dir)
@@ -107,6 +151,8 @@ def grade(
         tests_dir=tests_dir,
         rubric_path=rubric,
         hide=(out_dir.resolve(),),
+        contract=contract,
+        python=python,
     )
     write(grading, Path(out_dir))
     return grading.results

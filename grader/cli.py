@@ -1,4 +1,4 @@
-"""`python -m grader grade SUBMISSION [--out DIR] [--inprocess] [--tests PATTERN]`."""
+"""`python -m grader grade SUBMISSION [--out DIR] [--contract kit|cs336] [--python PATH] [--tests PATTERN]`."""
 
 from __future__ import annotations
 
@@ -19,6 +19,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--inprocess",
         action="store_true",
         help="import the submission into the grader (debugging only; writes no grade)",
+    )
+    g.add_argument(
+        "--contract",
+        choices=("kit", "cs336"),
+        default="kit",
+        help="kit: a bpe/ package (default); cs336: a Stanford CS336 assignment-1 repository or zip",
+    )
+    g.add_argument(
+        "--python",
+        default=None,
+        metavar="PATH",
+        help="run the sandboxed worker under this interpreter (cs336 default: the repo's .venv/bin/python)",
     )
     g.add_argument("--tests", metavar="PATTERN", help="only tests matching this pytest -k expression")
     g.add_argument("--tests-dir", type=Path, default=None, help="graded tests folder (default tests/graded)")
@@ -51,6 +63,8 @@ def grade(args) -> int:
             timeout_total=args.timeout_total,
             hide=(args.out.resolve(),),
             isolation=args.isolation,
+            contract=args.contract,
+            python=args.python,
         )
         if args.inprocess:
             note = "In-process run, for debugging: no grade was written (grade without --inprocess)."
@@ -73,7 +87,7 @@ def grade(args) -> int:
             f"grader: error: {args.out}: cannot create the report folder ({e.strerror or e})", file=sys.stderr
         )
         return 2
-    print(report.terminal(grading.scored, note=note))
+    print(report.terminal(grading.scored, note="\n".join((*grading.notes, note))))
     return 0
 
 

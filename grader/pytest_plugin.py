@@ -41,6 +41,13 @@ def pytest_addoption(parser):
         help="weaker isolation than the best available (to test the fallbacks)",
     )
     group.addoption(
+        "--contract",
+        choices=("kit", "cs336"),
+        default="kit",
+        help="whose rules the tests apply (see grader/cs336/); the tests read it as bpe.kit.contract",
+    )
+    group.addoption("--worker-python", default=None, help="the student's interpreter for the worker")
+    group.addoption(
         "--worker-hide",
         action="append",
         default=[],
@@ -61,6 +68,7 @@ def bpe(request):
         from .inprocess import InprocessBpe
 
         proxy = InprocessBpe(parent)
+        proxy.kit.contract = config.getoption("--contract")
     else:
         from .process import GradingAbort
         from .remote import RemoteBpe
@@ -69,9 +77,11 @@ def bpe(request):
         options = Options.for_level(
             config.getoption("--worker-isolation"),
             hide=tuple(Path(p) for p in config.getoption("--worker-hide")),
+            python=config.getoption("--worker-python"),
         )
         try:
             proxy = RemoteBpe(parent, options)
+            proxy.kit.contract = config.getoption("--contract")
             proxy._session.current()  # a sandbox that cannot start is the grader's problem: stop
         except (OSError, SubmissionError, GradingAbort) as e:
             output = proxy._session.close().strip() if "proxy" in locals() else ""

@@ -32,6 +32,9 @@ def run_suite(
     timeout_total: float | None = None,
     hide: tuple[Path, ...] = (),
     isolation: str = "auto",
+    contract: str = "kit",
+    python: str | None = None,
+    deselect: tuple[str, ...] = (),
 ) -> list[dict]:
     """Per-test records (see grader/outcome.py) of the graded suite run against `package_parent`."""
     tests_dir = Path(tests_dir).resolve()
@@ -69,7 +72,11 @@ def run_suite(
             argv.append("--inprocess")
         for folder in hide:
             argv += ["--worker-hide", str(folder)]
-        argv += ["--worker-isolation", isolation]
+        argv += ["--worker-isolation", isolation, "--contract", contract]
+        if python:
+            argv += ["--worker-python", python]
+        for nodeid in deselect:  # tests the contract leaves out: not run at all
+            argv += ["--deselect", nodeid]
         if pattern:
             argv += ["-k", pattern]
         env = dict(os.environ, PYTHONPATH=str(KIT_ROOT), PYTHONDONTWRITEBYTECODE="1")

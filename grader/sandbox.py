@@ -23,6 +23,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import student_python
+
 GRADER_DIR = Path(__file__).resolve().parent
 KIT_ROOT = GRADER_DIR.parent
 VIEW_ROOT = "/tmp/bpe-kit"
@@ -68,6 +70,7 @@ class Options:
     namespaces: bool | None = None
     unprivileged: bool | None = None  # None: drop to uid 65534 whenever possible
     hide: tuple[Path, ...] = ()
+    python: str | None = None  # the student's interpreter (`--python`): see grader/student_python.py
 
     @classmethod
     def for_level(cls, level: str = "auto", **kw) -> Options:
@@ -298,6 +301,8 @@ class Sandbox:
             ["tmpfs", self.to_view(scratch), f"mode=0700,uid={NOBODY},gid={self.gid},size={SCRATCH_SIZE}"],
         ]
         steps += [["tmpfs", d, "mode=1777,size=16m"] for d in ("/dev/shm", "/var/tmp") if os.path.isdir(d)]
+        if self.options.python:
+            steps = student_python.expose_steps(self.options.python, steps, hides, self.root / ".stage")
         steps += [["tmpfs", "/proc", "mode=0555,size=16k"]]
         return steps
 
@@ -314,6 +319,8 @@ class Sandbox:
             "gid": self.gid,
             "rlimits": self.options.limits.rlimits(0 if self.namespaces else _processes_of(self.uid)),
         }
+        if self.options.python:  # confined by the grader's interpreter, then exec'd (worker.become)
+            config["python"], config["runtime"] = self.options.python, runtime
         # Before the mounts, the runtime is read from its real path; after, nothing else is.
         boot = (
             f"import sys; sys.path.insert(0, {str(self.root / 'runtime')!r}); "

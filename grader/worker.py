@@ -222,10 +222,28 @@ def _safe_str(exc: BaseException) -> str:
         return f"<the {type(exc).__name__} could not be printed>"
 
 
+def become(config: dict) -> None:
+    """`--python`: the grader's interpreter has confined this process; now it turns into the
+    student's interpreter (site enabled, so their venv's packages load), which serves from here."""
+    python = config.pop("python")
+    config["confined"], config["lib"] = True, None  # the kit's compiled `regex` may not match it
+    for fd in config["fds"]:
+        os.set_inheritable(fd, True)
+    boot = (
+        f"import sys; sys.path.insert(0, {config['runtime']!r}); "
+        "from kitworker.worker import main; main(sys.argv)"
+    )
+    os.execv(python, [python, "-s", "-P", "-B", "-c", boot, json.dumps(config)])
+
+
 def main(argv: list[str]) -> None:
     config = json.loads(argv[1])
-    confine(config)
-    sys.path.append(config["lib"])
+    if not config.get("confined"):
+        confine(config)
+        if config.get("python"):
+            become(config)
+    if config.get("lib"):
+        sys.path.append(config["lib"])
     rfile = os.fdopen(config["fds"][0], "rb")
     wfile = os.fdopen(config["fds"][1], "wb")
     Worker(config, rfile, wfile).serve()
