@@ -44,6 +44,7 @@ def grade_in_jail(
     linger: float = 0.3,
     timeout: float = 600,
     readonly: bool = True,
+    args: tuple[str, ...] = (),
 ) -> Jailed:
     """Grade `submission` into `out` (created here) through the kit's CLI, jailed."""
     sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
@@ -58,6 +59,7 @@ def grade_in_jail(
     argv = [PYTHON, "-m", "grader", "grade", str(submission), "--out", str(out)]
     if tests:
         argv += ["--tests", tests]
+    argv += list(args)  # e.g. ("--contract", "cs336")
     config = {
         "argv": argv,
         "cwd": str(KIT_ROOT),
