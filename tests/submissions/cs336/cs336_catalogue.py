@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -77,10 +78,13 @@ def build(repo: Repo, dest: Path) -> Path:
 
 
 def make_venv(path: Path) -> Path:
-    """A venv of this interpreter's Python (no pip) holding one module the sandbox lacks."""
+    """A venv of this interpreter's Python (no pip) holding one module the sandbox lacks, and a
+    copy of this interpreter's `regex` (a CS336 venv has its own; the sandbox lends it none)."""
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, capture_output=True
     )
     site = next(path.glob("lib/python*/site-packages"))
+    spec = importlib.util.find_spec("regex")
+    shutil.copytree(next(iter(spec.submodule_search_locations)), site / "regex")
     (site / f"{VENV_MODULE}.py").write_text('"""Only this venv has it."""\n', encoding="utf-8")
     return path / "bin" / "python"
