@@ -8,10 +8,11 @@ NAME ?= trace
 SUBMISSIONS ?= submissions
 JOBS ?= 2
 
-.PHONY: help venv grade test fixtures kill-matrix data corpus bench handout gradescope lab class clean
+.PHONY: help venv grade grade-cs336 test fixtures kill-matrix data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
+	@echo "make grade-cs336 REPO=path [STUDENT_PYTHON=path] grade a CS336 assignment-1 repository (or zip)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
@@ -29,6 +30,10 @@ venv: $(VENV)/.ok
 
 grade: venv
 	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)
+
+grade-cs336: venv
+	@test -n "$(REPO)" || { echo "usage: make grade-cs336 REPO=path/to/assignment1-basics [STUDENT_PYTHON=path]"; exit 2; }
+	$(PY) -m grader grade --contract cs336 "$(REPO)" --out $(OUT) $(if $(STUDENT_PYTHON),--python "$(STUDENT_PYTHON)")
 
 test: venv
 	$(PY) -m pytest

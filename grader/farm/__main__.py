@@ -48,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
         help="grade only the graded tests matching this pytest -k expression (a quick pass)",
     )
     g.add_argument(
+        "--contract",
+        choices=("kit", "cs336"),
+        default="kit",
+        help="cs336: each submission is a CS336 assignment-1 repository (or a zip of one)",
+    )
+    g.add_argument(
         "--allow-weak-isolation",
         action="store_true",
         help="grade even without root: students' code then runs as you and can reach the kit",
@@ -88,6 +94,8 @@ def main(argv=None) -> int:
                 raise RosterError("--grade-kwargs: set the time per student with --budget, not timeout_total")
             if args.tests:
                 kwargs["tests"] = args.tests
+            if args.contract != "kit":
+                kwargs["contract"] = args.contract
             try:
                 recs = grade_all(
                     args.submissions,

@@ -6,6 +6,7 @@ that interpreter (`--python`, or the repository's .venv by default)."""
 from __future__ import annotations
 
 import ast
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -38,8 +39,8 @@ def test_rubric_covers_every_graded_test_once():
     left_out = [s.entry.id for s in contract.not_in_contract()]
     assert sorted(graded + left_out) == sorted(suite), "each graded test is graded or left out, once"
     assert sum(e.points for e in ENTRIES) == 100
-    kit = {e.id: (e.number, e.name, e.part) for e in KIT_ENTRIES}
-    assert all(kit[e.id] == (e.number, e.name, e.part) for e in ENTRIES), "numbers and names are the kit's"
+    kit = {e.id: (e.number, e.part) for e in KIT_ENTRIES}
+    assert all(kit[e.id] == (e.number, e.part) for e in ENTRIES), "numbers and parts are the kit's"
     assert all(
         s.status == scoring.NOT_IN_CONTRACT and s.entry.points == 0 for s in contract.not_in_contract()
     )
@@ -150,3 +151,30 @@ def test_python_that_is_not_there_is_one_clear_line(tmp_path):
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "--python: no such interpreter" in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_farm_grades_a_folder_of_repositories(tmp_path):
+    sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
+    from sandboxed import PYTHON, run_sandboxed
+
+    subs = tmp_path / "subs"
+    build.build(REPOS["cs336-reference"], subs / "alice")
+    build.build(REPOS["cs336-decode-strict"], subs / "bob")
+    (subs / "carol").mkdir()  # not a CS336 repository
+    out = tmp_path / "out"
+    proc = run_sandboxed(
+        [PYTHON, "-m", "grader.farm", "grade", subs, "--out", out, *CS336, "--tests", "test_decode"],
+        timeout=600,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    gradebook = (out / "gradebook.csv").read_text(encoding="utf-8")
+    rows = {line.split(",")[0]: line for line in gradebook.splitlines()[1:]}
+    assert set(rows) >= {"alice", "bob", "carol"}, gradebook
+    grades = {
+        s["student"]: s for s in json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"]
+    }
+    assert grades["alice"]["total"] == grades["alice"]["max_total"] == 8
+    assert grades["bob"]["status"] == "graded" and grades["bob"]["total"] == 0
+    assert grades["carol"]["status"] == "unreadable_submission"
+    assert "not a CS336 assignment-1 repository" in grades["carol"]["message"]
