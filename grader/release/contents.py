@@ -39,6 +39,8 @@ PRIVATE = [
     "grader/farm/**",
     "grader/fixtures.py",
     "grader/rubric.toml",  # replaced by its visible part
+    "grader/rubric_cs336.toml",  # the cs336 contract (README): it names hidden tests, and its shim
+    "grader/cs336/**",  # defines the graded names; CS336 repositories are graded with the whole kit
 ]
 # The Gradescope bundle is never seen by students: it holds the whole grader, hidden tests included.
 BUNDLE_INCLUDE = [
