@@ -123,13 +123,14 @@ def terminal(scored: list[Scored], *, note: str = "") -> str:
     """The table a student reads first, then every failure's feedback, then the total."""
     width = max([len(s.entry.name) for s in scored] + [4])
     width = min(width, 76)
-    lines = [f"{'#':<6} {'test':<{width}} {'points':>9}  {'status':<16} {'time':>7}"]
+    sw = max([len(s.status) for s in scored] + [16])
+    lines = [f"{'#':<6} {'test':<{width}} {'points':>9}  {'status':<{sw}} {'time':>7}"]
     lines.append("-" * len(lines[0]))
     for s in scored:
         pts = f"{_points(s.score)}/{_points(s.entry.points)}"
         lines.append(
             f"{s.entry.number:<6} {s.entry.name[:width]:<{width}} {pts:>9}  "
-            f"{s.status:<16} {s.duration:>6.2f}s"
+            f"{s.status:<{sw}} {s.duration:>6.2f}s"
         )
     for s in scored:
         if s.status not in ("passed", NOT_IN_CONTRACT):

@@ -64,6 +64,29 @@ def test_every_repo_builds(tmp_path):
         assert repo.why and all(f in {e.id for e in ENTRIES} for f in repo.fails), repo.name
 
 
+def test_intake_finds_a_zipped_repository_and_leaves_data_behind(tmp_path):
+    import zipfile
+
+    from grader.cs336 import intake
+
+    repo = build.build(REPOS["cs336-reference"], tmp_path / "assignment1-basics")
+    (repo / "data").mkdir()
+    (repo / "data" / "TinyStories.txt").write_text("once upon a time\n")
+    (repo / "tests" / "fixtures").mkdir()
+    (repo / "tests" / "fixtures" / "corpus.en").write_text("text\n")
+    archive = tmp_path / "upload.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in repo.rglob("*"):
+            zf.write(path, Path("handin") / path.relative_to(tmp_path))
+    with intake.opened(archive) as staged:
+        package = staged.parent / "bpe"
+        assert (package / "__init__.py").read_bytes() == intake.SHIM.read_bytes()
+        assert (package / "_repo" / "tests" / "adapters.py").is_file()
+        assert (package / "_repo" / "cs336_basics" / "bpe" / "training.py").is_file()
+        kept = {p.suffix for p in package.rglob("*") if p.is_file()}
+        assert kept == {".py"}, kept
+
+
 def test_not_a_repository_is_one_clear_line(tmp_path):
     import subprocess
 
