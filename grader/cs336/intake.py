@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..sandbox import SubmissionError
+from ..sandbox import SUBMISSION_MAX_BYTES, SUBMISSION_MAX_FILES, SubmissionError
 from ..submission import LITTER, MAX_DEPTH, extract_zip
 
 SHIM = Path(__file__).resolve().parent / "shim.py"
@@ -55,12 +55,20 @@ def find_repo(root: Path, shown: str) -> Path:
 
 
 def copy_sources(repo: Path, dest: Path) -> None:
-    """The repository's Python files, as regular files (no links), in the same layout."""
+    """The repository's Python files, as regular files (no links), in the same layout; capped
+    like any submission (the sandbox checks the same caps again on what it copies)."""
+    total = count = 0
     for path in sorted(repo.rglob("*")):
         rel = path.relative_to(repo)
         if any(part in SKIPPED for part in rel.parts[:-1]) or path.is_symlink():
             continue
         if path.is_file() and path.suffix in SUFFIXES:
+            total, count = total + path.stat().st_size, count + 1
+            if total > SUBMISSION_MAX_BYTES or count > SUBMISSION_MAX_FILES:
+                raise SubmissionError(
+                    f"{repo}: its Python files are more than {SUBMISSION_MAX_BYTES // 2**20} MiB "
+                    f"or {SUBMISSION_MAX_FILES} files"
+                )
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest / rel)
 
