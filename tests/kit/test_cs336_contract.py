@@ -202,4 +202,4 @@ def test_farm_grades_a_folder_of_repositories(tmp_path):
     assert grades["alice"]["max_total"] == 100, "a --tests pass is scored against the whole cs336 rubric"
     assert grades["bob"]["status"] == "graded" and grades["bob"]["total"] == 0
     assert grades["carol"]["status"] == "unreadable_submission"
-    assert "not a CS336 assignment-1 repository" in grades["carol"]["message"]
+    assert "not a CS336 assignment-1 repository" in grades["carol"]["reason"]
