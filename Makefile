@@ -10,12 +10,13 @@ NAME ?= trace
 SUBMISSIONS ?= submissions
 JOBS ?= 2
 
-.PHONY: help venv lock grade submission test fixtures kill-matrix data corpus bench handout gradescope lab class clean
+.PHONY: help venv lock grade grade-cs336 submission test fixtures kill-matrix data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
 	@echo "make grade PART=2 | TESTS=expr                 a partial grade: one part, or tests matching a -k expr"
 	@echo "make submission [SUBMISSION=starter]            zip SUBMISSION/bpe into submission.zip (as the handout's)"
+	@echo "make grade-cs336 REPO=path [STUDENT_PYTHON=path] grade a CS336 assignment-1 repository (or zip)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
@@ -47,6 +48,10 @@ grade: venv
 
 submission: venv
 	$(KIT) zip $(SUBMISSION) --out $(ZIP)
+
+grade-cs336: venv
+	@test -n "$(REPO)" || { echo "usage: make grade-cs336 REPO=path/to/assignment1-basics [STUDENT_PYTHON=path]"; exit 2; }
+	$(KIT) grade --contract cs336 "$(REPO)" --out $(OUT) $(if $(STUDENT_PYTHON),--python "$(STUDENT_PYTHON)")
 
 test: venv
 	$(PY) -m pytest

@@ -5,8 +5,8 @@
     results["score"], results["tests"][0]["status"]
 
 Stable interface (the batch tools build on it):
-- `grade(submission, out_dir, *, tests=None, timeout_total=None, tests_dir=None, rubric=None) -> dict`
-  writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
+- `grade(submission, out_dir, *, tests=None, timeout_total=None, tests_dir=None, rubric=None,
+  contract="kit", python=None) -> dict` writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
   `tests` is a pytest -k expression selecting a subset, `part` a rubric part ("1", "2", "3", "E" or
   "efficiency"); then unselected rubric entries are left out and the report says it is partial.
   results["extra_data"] = {"isolation": "namespaces+uid" | "uid" | "process-group", "max_score": N},
@@ -15,13 +15,14 @@ Stable interface (the batch tools build on it):
   its measurement as data: test["extra_data"]["figures"] (grader/checks/speed.py).
 - Raises a `grader.errors.GraderError` (a one-line message) when grading could not run at all,
   unchanged from where it was found: `SubmissionError` for a missing or corrupt submission or no
-  bpe/ package (the student's to fix), `RubricError`, `SuiteError` (graded suite broken,
+  bpe/ package (the student's to fix), `RubricError`, `PythonError` (`python` unusable), `SuiteError` (graded suite broken,
   `timeout_total` exceeded), `NothingSelected` (--tests or --part picks no graded test), `ReportError`.
   A submission that crashes, hangs or misbehaves is NOT an error: it is graded (and loses points).
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from pathlib import Path
 from . import intake, report, rubric
 from .errors import GraderError, NothingSelected, ReportError
 from .paths import DEFAULT_RUBRIC, DEFAULT_TESTS_DIR
+from .sandbox import student_python
 from .sandbox.box import Options
 from .sandbox.box import isolation_level as sandbox_isolation
 from .scoring import Scored, score
@@ -42,6 +44,7 @@ class Grading:
     results: dict
     scored: list[Scored]
     scope: report.Scope = field(default_factory=report.Scope)
+    notes: tuple[str, ...] = ()  # the contract's notes, shown with the grade
 
 
 def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
@@ -85,14 +88,32 @@ def run(
     allow_unlisted: bool = False,
     hide: tuple[Path, ...] = (),
     isolation: str = "auto",
+    contract: str = "kit",
+    python: str | None = None,
 ) -> Grading:
-    """Grade without writing anything (the CLI's `--inprocess` stops here)."""
+    """Grade without writing anything (the CLI's `--inprocess` stops here).
+
+    `contract="cs336"`: the submission is a CS336 repository (grader/cs336/); `python`: the
+    worker's interpreter (default for cs336: the repository's .venv/bin/python, when it exists)."""
     started = time.monotonic()
+    if contract not in CONTRACTS:
+        raise GraderError(f"unknown contract {contract!r} (one of {', '.join(CONTRACTS)})")
+    left_out, notes = [], ()
+    if contract == "cs336":  # imported here: the kit's handout leaves grader/cs336/ out
+        from .cs336 import contract as cs336
+
+        rubric_path = rubric_path or cs336.RUBRIC
+        left_out, notes = cs336.not_in_contract(rubric_path), tuple(cs336.notes(rubric_path))
+        opened = _cs336_opened(Path(submission_path))
+    else:
+        opened = _kit_opened(Path(submission_path))
     rubric_file = rubric_path or DEFAULT_RUBRIC
     entries = rubric.load(rubric_file)
     withheld = rubric.withheld_points(rubric_file)
     chosen = select_part(entries, part) if part else entries
-    with intake.opened(Path(submission_path)) as parent:
+    with opened as (parent, repo):
+        if python is None and repo is not None:
+            python = student_python.default_for(repo)
         records = runner.run_suite(
             parent,
             tests_dir=tests_dir or DEFAULT_TESTS_DIR,
@@ -102,11 +123,18 @@ def run(
             timeout_total=timeout_total,
             hide=hide,
             isolation=isolation,
+            contract=contract,
+            python=student_python.checked(python) if python else None,
+            deselect=tuple(s.entry.id for s in left_out),
         )
     partial = bool(tests or part)
     scored = score(chosen, records, partial_run=partial, allow_unlisted=allow_unlisted)
     if tests and not scored:
         raise NothingSelected(f"--tests {tests!r} selects none of the graded tests")
+    if not tests:  # the left-out tests are reported (of the chosen part, with --part)
+        parts = {str(e.part) for e in chosen}
+        scored += [s for s in left_out if str(s.entry.part) in parts or not part]
+        scored.sort(key=lambda s: rubric.number_key(s.entry.number))
     elapsed = time.monotonic() - started
     scope = report.Scope(
         selection=describe_selection(tests, part, chosen) if partial else None,
@@ -116,7 +144,26 @@ def run(
     results = report.results_json(
         scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation), scope=scope
     )
-    return Grading(results, scored, scope)
+    if notes:
+        results["output"] += "\n" + "\n".join(notes)
+    return Grading(results, scored, scope, notes)
+
+
+CONTRACTS = ("kit", "cs336")
+
+
+@contextlib.contextmanager
+def _kit_opened(path: Path):
+    with intake.opened(path) as parent:
+        yield parent, None
+
+
+@contextlib.contextmanager
+def _cs336_opened(path: Path):
+    from .cs336 import intake as cs336_intake
+
+    with cs336_intake.opened(path) as staged:
+        yield staged.parent, staged.repo
 
 
 def grade(
@@ -127,6 +174,8 @@ def grade(
     timeout_total: float | None = None,
     tests_dir: Path | None = None,
     rubric: Path | None = None,
+    contract: str = "kit",
+    python: str | None = None,
 ) -> dict:
     """Grade one submission into out_dir (see module docstring); returns the results.json dict."""
     out_dir = Path(out_dir)
@@ -141,6 +190,8 @@ def grade(
         tests_dir=tests_dir,
         rubric_path=rubric,
         hide=(out_dir.resolve(),),
+        contract=contract,
+        python=python,
     )
     write(grading, Path(out_dir))
     return grading.results

@@ -1,6 +1,7 @@
 """`bpe-kit COMMAND ...` (or `python -m grader COMMAND ...`): the kit's one command line.
 
     bpe-kit grade SUBMISSION [--out DIR] [--tests PATTERN] [--part N]   grade one submission
+    bpe-kit grade --contract cs336 REPO [--python PATH]   grade a CS336 assignment-1 repository
     bpe-kit zip [FOLDER] [--out submission.zip]   the zip a student uploads (make submission)
     bpe-kit farm {grade,report,merge,...} ...     grade a whole class (grader/farm/)
     bpe-kit release {handout,gradescope}          build dist/handout.zip or dist/autograder.zip
@@ -40,6 +41,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--inprocess",
         action="store_true",
         help="import the submission into the grader (debugging only; writes no grade)",
+    )
+    g.add_argument(
+        "--contract",
+        choices=api.CONTRACTS,
+        default="kit",
+        help="kit: a bpe/ package (default); cs336: a Stanford CS336 assignment-1 repository or zip",
+    )
+    g.add_argument(
+        "--python",
+        default=None,
+        metavar="PATH",
+        help="run the sandboxed worker under this interpreter (cs336 default: the repo's .venv/bin/python)",
     )
     g.add_argument("--tests", metavar="PATTERN", help="only tests matching this pytest -k expression")
     g.add_argument("--part", metavar="N", help="only the tests of one part: 1, 2, 3 or E (efficiency)")
@@ -92,6 +105,8 @@ def grade(args) -> int:
             timeout_total=args.timeout_total,
             hide=(args.out.resolve(),),
             isolation=args.isolation,
+            contract=args.contract,
+            python=args.python,
         )
         if args.inprocess:
             note = "In-process run, for debugging: no grade was written (grade without --inprocess)."
@@ -114,7 +129,7 @@ def grade(args) -> int:
             f"grader: error: {args.out}: cannot create the report folder ({e.strerror or e})", file=sys.stderr
         )
         return 2
-    print(report.terminal(grading.scored, note=note, scope=grading.scope))
+    print(report.terminal(grading.scored, note="\n".join((*grading.notes, note)), scope=grading.scope))
     return 0
 
 

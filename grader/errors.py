@@ -36,6 +36,10 @@ class SuiteError(GraderError):
     """The graded suite itself could not run (broken suite, pytest failed, time budget spent)."""
 
 
+class PythonError(GraderError):
+    """The interpreter given with `--python` cannot be used (missing, not executable)."""
+
+
 class NothingSelected(GraderError):
     """`--tests PATTERN` selects none of the graded tests."""
 

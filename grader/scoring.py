@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from .errors import RubricError
 from .rubric import Entry, number_key
 
+NOT_IN_CONTRACT = "not part of this contract"  # a kit test the chosen contract leaves out (0 of 0)
+
 
 @dataclass
 class Scored:
     entry: Entry
-    status: str  # passed | failed | not implemented | skipped | not run
+    status: str  # passed | failed | not implemented | skipped | not run | NOT_IN_CONTRACT
     score: float
     feedback: str
     output: str

@@ -7,7 +7,7 @@ import signal
 import sys
 from pathlib import Path
 
-from ..api import isolation_level
+from ..api import CONTRACTS, isolation_level
 from ..errors import MergeError, RosterError, RubricError
 from ..staff import cli as staff_cli
 from . import gradebook, records, report
@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--tests-dir", type=Path, default=None, help="graded tests folder (default tests/graded)")
     g.add_argument("--rubric", type=Path, default=None, help="rubric file (default grader/rubric.toml)")
+    g.add_argument(
+        "--contract",
+        choices=CONTRACTS,
+        default="kit",
+        help="cs336: each submission is a CS336 assignment-1 repository (or a zip of one)",
+    )
     g.add_argument(
         "--allow-weak-isolation",
         action="store_true",
@@ -114,6 +120,7 @@ def _grade(args) -> int:
             tests=args.tests,
             tests_dir=args.tests_dir,
             rubric_path=args.rubric,
+            contract=args.contract,
         )
     except KeyboardInterrupt:
         manifest, recs = output_records(args.out)

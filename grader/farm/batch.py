@@ -102,10 +102,22 @@ def grade_all(
     tests: str | None = None,
     tests_dir: Path | None = None,
     rubric_path: Path | None = None,
+    contract: str = "kit",
     stream=None,
 ) -> dict:
-    """Grade who needs it (see the module docstring); returns the output's manifest."""
+    """Grade who needs it (see the module docstring); returns the output's manifest.
+
+    `contract="cs336"`: each submission is a CS336 repository (grader/cs336/), graded with that
+    contract's rubric unless `rubric_path` says otherwise."""
     entries, strays = discover(submissions)
+    deselect: tuple[str, ...] = ()
+    if contract == "cs336":  # imported here: the kit's handout leaves grader/cs336/ out
+        from ..cs336 import contract as cs336
+
+        rubric_path = rubric_path or cs336.RUBRIC
+        deselect = tuple(s.entry.id for s in cs336.not_in_contract(rubric_path))
+    elif contract != "kit":
+        raise RosterError(f"unknown contract {contract!r}")
     rubric_path = Path(rubric_path or DEFAULT_RUBRIC)
     tests_dir = Path(tests_dir or runner.DEFAULT_TESTS_DIR)
     entries_rubric = rubric.load(rubric_path)
@@ -119,7 +131,7 @@ def grade_all(
     chosen = [e for e in mine if not only or e.student in only]
     out.mkdir(parents=True, exist_ok=True)
     records.collect_garbage(out)
-    kit = kit_fingerprint(tests_dir, rubric_path)
+    kit = kit_fingerprint(tests_dir, rubric_path, contract)
     setup = Setup(
         tests_dir=tests_dir.resolve(),
         rubric_path=rubric_path.resolve(),
@@ -127,6 +139,8 @@ def grade_all(
         kit=kit,
         isolation=isolation_level(),
         budget=budget or default_budget(),
+        contract=contract,
+        deselect=deselect,
     )
     numbers = [e.number for e in sorted(entries_rubric, key=lambda e: rubric.number_key(e.number))]
     old = read_manifest(out) or {}

@@ -40,9 +40,11 @@ def kit_version() -> str:
         return "unknown"
 
 
-def kit_fingerprint(tests_dir: Path, rubric: Path) -> str:
-    """A short hex digest; equal digests mean an identical grading setup."""
+def kit_fingerprint(tests_dir: Path, rubric: Path, contract: str = "kit") -> str:
+    """A short hex digest; equal digests mean an identical grading setup (the contract included)."""
     h = hashlib.sha256(f"bpe-kit {kit_version()}\0".encode())
+    if contract != "kit":  # the kit's own digests stay what they were
+        h.update(f"contract {contract}\0".encode())
     parts = [
         ("tests", Path(tests_dir), ()),
         ("rubric", Path(rubric), ()),

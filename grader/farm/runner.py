@@ -9,6 +9,7 @@ killed when it is spent or when the farm stops, and the kernel kills it if the f
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -39,6 +40,8 @@ class Setup:
     kit: str  # grader.farm.fingerprint.kit_fingerprint
     isolation: str
     budget: float
+    contract: str = "kit"  # kit | cs336 (grader/cs336/)
+    deselect: tuple[str, ...] = ()  # the graded tests the contract leaves out
 
 
 @dataclass(frozen=True)
@@ -109,9 +112,21 @@ def run_student(
     hide: tuple[Path, ...],
     live: set,
     stop: threading.Event,
+    python: str | None = None,
 ) -> Outcome | None:
-    """The outcome of grading one unpacked submission; None if the run was stopped meanwhile."""
-    cmd = runner.suite_command(pkg_parent, scratch, tests_dir=setup.tests_dir, pattern=pattern, hide=hide)
+    """The outcome of grading one unpacked submission; None if the run was stopped meanwhile.
+
+    `python`: the worker's interpreter (a CS336 repository's own venv, when it has one)."""
+    cmd = runner.suite_command(
+        pkg_parent,
+        scratch,
+        tests_dir=setup.tests_dir,
+        pattern=pattern,
+        hide=hide,
+        contract=setup.contract,
+        python=python,
+        deselect=setup.deselect,
+    )
     argv = [sys.executable, "-m", "grader.farm.launch", str(os.getpid()), "--", *cmd.argv]
     timed_out = False
     if stop.is_set():
@@ -160,6 +175,20 @@ def run_student(
     return Outcome(records.GRADED, tests)
 
 
+def staged(path: Path, scratch: Path, contract: str, stack: contextlib.ExitStack) -> tuple[Path, str | None]:
+    """(the folder holding `bpe/`, the worker's interpreter or None) for one upload.
+
+    A CS336 repository is staged behind the `bpe` shim (grader/cs336/intake.py) for as long as
+    `stack` lasts, and graded under its own .venv's interpreter when it has one."""
+    if contract != "cs336":
+        return prepare(path, scratch), None
+    from ..cs336 import intake as cs336_intake
+    from ..sandbox import student_python
+
+    repo = stack.enter_context(cs336_intake.opened(path))
+    return repo.parent, student_python.default_for(repo.repo)
+
+
 def merged_tests(setup: Setup, previous: dict | None, new: list[dict]) -> list[dict]:
     """The previous record's tests overlaid by this run's, for the rubric's tests, in rubric order."""
     by_number = {t["number"]: t for t in (previous or {}).get("tests", [])}
@@ -183,13 +212,13 @@ def grade_one(
     """Grade `entry`, commit its record under `out` and return it; None if the run was stopped."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="bpe-farm-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="bpe-farm-") as scratch, contextlib.ExitStack() as stack:
         scratch = Path(scratch)
         log = scratch / "grader.log"
         log.touch()
         (scratch / "unpacked").mkdir()
         try:
-            pkg_parent = prepare(entry.path, scratch / "unpacked")
+            pkg_parent, python = staged(entry.path, scratch / "unpacked", setup.contract, stack)
         except SubmissionError as e:
             result = Outcome(records.UNREADABLE, [], str(e))
         else:
@@ -204,6 +233,7 @@ def grade_one(
                     hide=(out.resolve(),),
                     live=live,
                     stop=stop,
+                    python=python,
                 )
             except OSError as e:
                 result = Outcome(records.GRADER_ERROR, [], f"could not start the graded suite: {e}")

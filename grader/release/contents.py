@@ -36,6 +36,8 @@ PRIVATE = [
     "grader/gradescope.py",
     "grader/staff/**",
     "grader/rubric.toml",  # replaced by its visible part
+    "grader/rubric_cs336.toml",  # the cs336 contract (README): it names hidden tests, and its shim
+    "grader/cs336/**",  # defines the graded names; CS336 repositories are graded with the whole kit
 ]
 # The Gradescope bundle is never seen by students: it holds the whole grader, hidden tests included.
 BUNDLE_INCLUDE = [

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..errors import SubmissionError
 from ..paths import KIT_ROOT
+from . import student_python
 
 SANDBOX_DIR = Path(__file__).resolve().parent
 WORKER_RUNTIME = ("_linux.py", "wire.py", "worker.py")  # all the worker imports of the grader's
@@ -67,6 +68,7 @@ class Options:
     namespaces: bool | None = None
     unprivileged: bool | None = None  # None: drop to uid 65534 whenever possible
     hide: tuple[Path, ...] = ()
+    python: str | None = None  # the student's interpreter (`--python`): see grader/sandbox/student_python.py
 
     @classmethod
     def for_level(cls, level: str = "auto", **kw) -> Options:
@@ -297,6 +299,8 @@ class Sandbox:
             ["tmpfs", self.to_view(scratch), f"mode=0700,uid={NOBODY},gid={self.gid},size={SCRATCH_SIZE}"],
         ]
         steps += [["tmpfs", d, "mode=1777,size=16m"] for d in ("/dev/shm", "/var/tmp") if os.path.isdir(d)]
+        if self.options.python:
+            steps = student_python.expose_steps(self.options.python, steps, hides, self.root / ".stage")
         steps += [["tmpfs", "/proc", "mode=0555,size=16k"]]
         return steps
 
@@ -315,6 +319,8 @@ class Sandbox:
             # The worker's parent is this process, unless `unshare` stands between them.
             "parent_pid": None if self.namespaces else os.getpid(),
         }
+        if self.options.python:  # confined by the grader's interpreter, then exec'd (worker.become)
+            config["python"], config["runtime"] = self.options.python, runtime
         # Before the mounts, the runtime is read from its real path; after, nothing else is. The
         # worker starts with -S -P and no site: this sys.path entry is the only way it finds it.
         boot = (

@@ -107,6 +107,8 @@ class LocalObject:
 class InprocessKit:
     """`bpe.kit` for in-process runs: same names and results as the sandboxed `RemoteKit`."""
 
+    contract = "kit"  # whose rules the graded tests apply (kit | cs336): the plugin sets it
+
     isolation = "inprocess"
 
     def __init__(self, owner: InprocessBpe) -> None:

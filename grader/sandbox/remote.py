@@ -386,6 +386,8 @@ class RemoteHandle:
 class RemoteKit:
     """`bpe.kit` for the sandboxed proxy (see CONTRACT: the `bpe.kit` namespace)."""
 
+    contract = "kit"  # whose rules the graded tests apply (kit | cs336): the plugin sets it
+
     def __init__(self, session: Session) -> None:
         self._session = session
 

@@ -206,9 +206,10 @@ def expose_submission(config: dict) -> None:
     "forkserver" gets its sys.path from this process's, and must import `bpe` to unpickle its job.
     PYTHONPATH does the same for a child started with subprocess (the worker runs without -E).
     The folder holds nothing but the sandbox copy of `bpe/`, so no other module is shadowed."""
+    lib = [config["lib"]] if config.get("lib") else []  # none under --python (worker.become)
     sys.path.insert(0, config["submission"])
-    sys.path.append(config["lib"])
-    os.environ["PYTHONPATH"] = os.pathsep.join([config["submission"], config["lib"]])
+    sys.path += lib
+    os.environ["PYTHONPATH"] = os.pathsep.join([config["submission"], *lib])
 
 
 def _safe_str(exc: BaseException) -> str:
@@ -218,9 +219,26 @@ def _safe_str(exc: BaseException) -> str:
         return f"<the {type(exc).__name__} could not be printed>"
 
 
+def become(config: dict) -> None:
+    """`--python`: the grader's interpreter has confined this process; now it turns into the
+    student's interpreter (site enabled, so their venv's packages load), which serves from here."""
+    python = config.pop("python")
+    config["confined"], config["lib"] = True, None  # the kit's compiled `regex` may not match it
+    for fd in config["fds"]:
+        os.set_inheritable(fd, True)
+    boot = (
+        f"import sys; sys.path.insert(0, {config['runtime']!r}); "
+        "from kitworker.worker import main; main(sys.argv)"
+    )
+    os.execv(python, [python, "-s", "-P", "-B", "-c", boot, json.dumps(config)])
+
+
 def main(argv: list[str]) -> None:
     config = json.loads(argv[1])
-    confine(config)
+    if not config.get("confined"):
+        confine(config)
+        if config.get("python"):
+            become(config)  # does not return: the student's interpreter runs main() again
     expose_submission(config)
     rfile = os.fdopen(config["fds"][0], "rb")
     wfile = os.fdopen(config["fds"][1], "wb")

@@ -46,6 +46,13 @@ def pytest_addoption(parser):
         help="weaker isolation than the best available (to test the fallbacks)",
     )
     group.addoption(
+        "--contract",
+        choices=("kit", "cs336"),
+        default="kit",
+        help="whose rules the tests apply (see grader/cs336/); the tests read it as bpe.kit.contract",
+    )
+    group.addoption("--worker-python", default=None, help="the student's interpreter for the worker")
+    group.addoption(
         "--worker-hide",
         action="append",
         default=[],
@@ -79,6 +86,7 @@ def bpe(request):
         from ..sandbox.inprocess import InprocessBpe
 
         proxy = InprocessBpe(parent)
+        proxy.kit.contract = config.getoption("--contract")
     else:
         from ..errors import GradingAbort, SubmissionError
         from ..sandbox.box import Options
@@ -87,6 +95,7 @@ def bpe(request):
         options = Options.for_level(
             config.getoption("--worker-isolation"),
             hide=tuple(Path(p) for p in config.getoption("--worker-hide")),
+            python=config.getoption("--worker-python"),
         )
         output = ""
         try:
@@ -99,6 +108,7 @@ def bpe(request):
         except (OSError, SubmissionError, GradingAbort) as e:
             pytest.exit(f"the sandbox cannot start a worker: {e} {output[-300:]}".strip(), returncode=3)
         proxy = RemoteBpe(session)
+        proxy.kit.contract = config.getoption("--contract")
     config.stash[_SESSION] = session
     yield proxy
     config.stash[_SESSION] = None

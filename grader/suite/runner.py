@@ -45,10 +45,15 @@ def suite_command(
     inprocess: bool = False,
     hide: tuple[Path, ...] = (),
     isolation: str = "auto",
+    contract: str = "kit",
+    python: str | None = None,
+    deselect: tuple[str, ...] = (),
 ) -> SuiteCommand:
     """The pytest command that grades `package_parent`, with its scratch files in `workdir`.
 
-    `node_ids` (relative to `tests_dir`) runs only those tests; `pattern` is a pytest -k expression."""
+    `node_ids` (relative to `tests_dir`) runs only those tests; `pattern` is a pytest -k expression;
+    `contract` whose rules the tests apply (grader/cs336/), `deselect` the tests it leaves out (not
+    run at all); `python` the worker's interpreter (grader/sandbox/student_python.py)."""
     tests_dir = Path(tests_dir).resolve()
     if not tests_dir.is_dir():
         raise SuiteError(f"{tests_dir}: graded tests folder not found")
@@ -86,7 +91,11 @@ def suite_command(
         argv.append("--inprocess")
     for folder in hide:
         argv += ["--worker-hide", str(folder)]
-    argv += ["--worker-isolation", isolation]
+    argv += ["--worker-isolation", isolation, "--contract", contract]
+    if python:
+        argv += ["--worker-python", python]
+    for nodeid in deselect:
+        argv += ["--deselect", nodeid]
     if pattern:
         argv += ["-k", pattern]
     env = dict(os.environ, PYTHONPATH=str(KIT_ROOT), PYTHONDONTWRITEBYTECODE="1")
@@ -118,6 +127,9 @@ def run_suite(
     timeout_total: float | None = None,
     hide: tuple[Path, ...] = (),
     isolation: str = "auto",
+    contract: str = "kit",
+    python: str | None = None,
+    deselect: tuple[str, ...] = (),
 ) -> list[dict]:
     """Per-test records (see grader/suite/outcome.py) of the graded suite run against `package_parent`."""
     with tempfile.TemporaryDirectory(prefix="bpe-kit-run-") as tmp:
@@ -130,6 +142,9 @@ def run_suite(
             inprocess=inprocess,
             hide=hide,
             isolation=isolation,
+            contract=contract,
+            python=python,
+            deselect=deselect,
         )
         try:
             proc = subprocess.run(

@@ -100,6 +100,8 @@ def test_decode(bpe):
         f"errors='replace' and give '\\ufffd', got {got!r}"
     )
     size = max(facts.vocab) + 1
+    if bpe.kit.contract == "cs336":  # CS336 states no error for an unknown id
+        return
     for bad in [size, size + 1000, -1]:
         error = expect_error(
             ValueError,
@@ -327,4 +329,5 @@ def test_decode_arbitrary_ids(bpe):
         )
 
     decodes_like_bytes()
-    rejects_unknown()
+    if bpe.kit.contract != "cs336":  # CS336 states no error for an unknown id
+        rejects_unknown()

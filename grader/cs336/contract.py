@@ -1,0 +1,65 @@
+"""What the cs336 contract grades, and how CS336's rules differ from the kit's.
+
+The rubric (grader/rubric_cs336.toml) lists the graded tests that apply, with CS336's own points;
+its [[not_in_contract]] tests are not run, and are reported as such, never failed; its `notes` say
+where CS336's handout and its tests disagree (the handout wins) and go with every cs336 grade.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from ..errors import RubricError
+from ..paths import GRADER_DIR
+from ..rubric import Entry
+from ..scoring import NOT_IN_CONTRACT, Scored
+
+NAME = "cs336"
+RUBRIC = GRADER_DIR / "rubric_cs336.toml"
+
+
+def _data(path: Path) -> dict:
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise RubricError(f"{path}: cannot read the rubric ({e})") from None
+
+
+def not_in_contract(path: Path = RUBRIC) -> list[Scored]:
+    """One zero-point row per kit test this contract leaves out, saying why."""
+    rows = []
+    for i, t in enumerate(_data(path).get("not_in_contract", []), 1):
+        try:
+            entry = Entry(t["id"], t["number"], t["name"], t["part"], 0, "visible")
+            why = str(t["why"])
+        except (KeyError, TypeError) as e:
+            raise RubricError(f"{path}: [[not_in_contract]] #{i}: missing key {e}") from None
+        rows.append(Scored(entry, NOT_IN_CONTRACT, 0, f"Not part of the cs336 contract: {why}.", "", 0.0))
+    return rows
+
+
+def notes(path: Path = RUBRIC) -> list[str]:
+    value = _data(path).get("notes", [])
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise RubricError(f"{path}: notes must be a list of strings")
+    return value
+
+
+def relabelled(student: dict, golden: dict) -> dict:
+    """The student's vocab with the golden ids, where CS336 lets ids differ (any id per token).
+
+    Each of their tokens takes the golden id of the same bytes; a token the golden vocab lacks, or
+    a second id for the same bytes, keeps an id past the golden ones, so the kit's vocab message
+    still names what is missing or extra. `student` has passed check_train_result (int ids)."""
+    by_bytes = {token: i for i, token in golden.items()}
+    out, taken = {}, set()
+    spare = max([*golden, *student], default=-1) + 1
+    for i in sorted(student):
+        token = student[i]
+        j = by_bytes.get(token)
+        if j is None or j in taken:
+            j, spare = spare, spare + 1
+        taken.add(j)
+        out[j] = token
+    return out

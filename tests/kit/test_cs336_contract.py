@@ -1,0 +1,205 @@
+"""`grade --contract cs336`: CS336-shaped repositories (tests/submissions/cs336/) graded through the
+real CLI, jailed. The reference and a variant with another id layout get full marks; each classic
+mistake loses exactly its tests; a repository that imports what only its venv has grades only under
+that interpreter (`--python`, or the repository's .venv by default)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+KIT_ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(KIT_ROOT / "tests" / "submissions" / "cs336"), str(KIT_ROOT / "tests" / "submissions")]
+import cs336_catalogue as build  # noqa: E402
+import jail  # noqa: E402
+
+from grader import rubric, scoring  # noqa: E402
+from grader.cs336 import contract  # noqa: E402
+from grader.cs336.contract import relabelled  # noqa: E402
+
+REPOS = {r.name: r for r in build.load()}
+ENTRIES = rubric.load(contract.RUBRIC)
+KIT_ENTRIES = rubric.load(KIT_ROOT / "grader" / "rubric.toml")
+CS336 = ("--contract", "cs336")
+
+
+# ------------------------------------------------------------------------------------ fast checks
+def test_rubric_covers_every_graded_test_once():
+    suite = set()
+    for path in sorted((KIT_ROOT / "tests" / "graded").glob("test_*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                suite.add(f"{path.name}::{node.name}")
+    graded = [e.id for e in ENTRIES]
+    left_out = [s.entry.id for s in contract.not_in_contract()]
+    assert sorted(graded + left_out) == sorted(suite), "each graded test is graded or left out, once"
+    assert sum(e.points for e in ENTRIES) == 100
+    kit = {e.id: (e.number, e.part) for e in KIT_ENTRIES}
+    assert all(kit[e.id] == (e.number, e.part) for e in ENTRIES), "numbers and parts are the kit's"
+    assert all(
+        s.status == scoring.NOT_IN_CONTRACT and s.entry.points == 0 for s in contract.not_in_contract()
+    )
+    assert contract.notes(), "the notes on CS336's rules go with every grade"
+
+
+def test_relabelled_accepts_any_ids_but_not_other_tokens():
+    golden = {0: b"a", 1: b"b", 2: b"<|e|>", 3: b"ab"}
+    assert relabelled({7: b"<|e|>", 0: b"a", 1: b"b", 9: b"ab"}, golden) == golden
+    extra = relabelled({0: b"a", 1: b"b", 2: b"ab", 3: b"ab"}, golden)
+    assert extra != golden and sorted(extra.values()) == [b"a", b"ab", b"ab", b"b"]
+    assert relabelled({0: b"a", 1: b"b", 2: b"ab"}, golden) != golden
+
+
+def test_every_repo_builds(tmp_path):
+    for repo in REPOS.values():
+        if repo.venv:
+            continue  # built (with its venv) by its grading test
+        dest = build.build(repo, tmp_path / repo.name)
+        assert (dest / "tests" / "adapters.py").is_file() and (dest / "cs336_basics" / "bpe").is_dir()
+        assert repo.why and all(f in {e.id for e in ENTRIES} for f in repo.fails), repo.name
+
+
+def test_intake_finds_a_zipped_repository_and_leaves_data_behind(tmp_path):
+    import zipfile
+
+    from grader.cs336 import intake
+
+    repo = build.build(REPOS["cs336-reference"], tmp_path / "assignment1-basics")
+    (repo / "data").mkdir()
+    (repo / "data" / "TinyStories.txt").write_text("once upon a time\n")
+    (repo / "tests" / "fixtures").mkdir()
+    (repo / "tests" / "fixtures" / "corpus.en").write_text("text\n")
+    archive = tmp_path / "upload.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in repo.rglob("*"):
+            zf.write(path, Path("handin") / path.relative_to(tmp_path))
+    with intake.opened(archive) as staged:
+        package = staged.parent / "bpe"
+        assert (package / "__init__.py").read_bytes() == intake.SHIM.read_bytes()
+        assert (package / "_repo" / "tests" / "adapters.py").is_file()
+        assert (package / "_repo" / "cs336_basics" / "bpe" / "training.py").is_file()
+        kept = {p.suffix for p in package.rglob("*") if p.is_file()}
+        assert kept == {".py"}, kept
+
+
+def test_not_a_repository_is_one_clear_line(tmp_path):
+    import subprocess
+
+    (tmp_path / "empty").mkdir()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "grade",
+            *CS336,
+            str(tmp_path / "empty"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().endswith("not a CS336 assignment-1 repository"), proc.stderr
+
+
+# ------------------------------------------------------------------------------------ gradings
+def _grade(repo_dir: Path, out: Path, select: str, *args: str) -> jail.Jailed:
+    done = jail.grade_in_jail(repo_dir, out, tests=select or None, options=(*CS336, *args))
+    assert done.returncode == 0 and done.results is not None, done.stderr[-2000:]
+    assert done.leftovers == [], done.leftovers
+    return done
+
+
+def _by_number(results: dict) -> dict[str, dict]:
+    return {t["number"]: t for t in results["tests"]}
+
+
+NUMBER = {e.id: e.number for e in ENTRIES}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n, r in REPOS.items() if not r.venv])
+def test_grade_matches_catalogue(name, tmp_path):
+    repo = REPOS[name]
+    done = _grade(build.build(repo, tmp_path / "repo"), tmp_path / "out", repo.select)
+    tests = _by_number(done.results)
+    failing = {NUMBER[i] for i in repo.fails}
+    assert failing <= set(tests), f"{name}: its select does not run {failing - set(tests)}"
+    for number, t in tests.items():
+        if number in failing:
+            assert t["score"] == 0 and t["status"] == "failed", f"{name}: {number} should fail"
+        else:
+            assert t["score"] == t["max_score"], f"{name}: {number} lost points:\n{t['output'][:1500]}"
+    if not repo.select:  # a full run: the left-out tests are reported, neither passed nor failed
+        assert done.results["score"] == 100 - sum(e.points for e in ENTRIES if e.id in repo.fails)
+        left = [t for t in done.results["tests"] if t["max_score"] == 0]
+        assert len(left) == len(contract.not_in_contract())
+        assert all("status" not in t and "Not part of the cs336 contract" in t["output"] for t in left)
+        assert "Vocab ids" in done.results["output"]
+
+
+@pytest.mark.slow
+def test_repo_needing_its_venv_grades_only_under_it(tmp_path):
+    repo = REPOS["cs336-needs-venv"]
+    with_venv = build.build(repo, tmp_path / "repo")  # .venv inside: used by default
+    done = _grade(with_venv, tmp_path / "default", repo.select)
+    assert all(t["score"] == t["max_score"] for t in done.results["tests"]), done.results
+    outside = tmp_path / "elsewhere"
+    shutil.move(with_venv / ".venv", outside)
+    done = _grade(with_venv, tmp_path / "explicit", repo.select, "--python", str(outside / "bin" / "python"))
+    assert all(t["score"] == t["max_score"] for t in done.results["tests"]), done.results
+    done = _grade(with_venv, tmp_path / "without", repo.select)  # no venv: the sandbox's interpreter
+    assert done.results["tests"] and all(t["score"] == 0 for t in done.results["tests"])
+    assert all(build.VENV_MODULE in t["output"] for t in done.results["tests"])
+
+
+def test_python_that_is_not_there_is_one_clear_line(tmp_path):
+    import subprocess
+
+    repo = build.build(REPOS["cs336-reference"], tmp_path / "repo")
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", *CS336, str(repo), "--python", str(tmp_path / "nope")]
+        + ["--out", str(tmp_path / "o")],
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "--python: no such interpreter" in proc.stderr, proc.stderr
+
+
+@pytest.mark.slow
+def test_farm_grades_a_folder_of_repositories(tmp_path):
+    sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
+    from sandboxed import PYTHON, run_sandboxed
+
+    subs = tmp_path / "subs"
+    build.build(REPOS["cs336-reference"], subs / "alice")
+    build.build(REPOS["cs336-decode-strict"], subs / "bob")
+    (subs / "carol").mkdir()  # not a CS336 repository
+    out = tmp_path / "out"
+    proc = run_sandboxed(
+        [PYTHON, "-m", "grader.farm", "grade", subs, "--out", out, *CS336, "--tests", "test_decode"],
+        timeout=600,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    gradebook = (out / "gradebook.csv").read_text(encoding="utf-8")
+    rows = {line.split(",")[0]: line for line in gradebook.splitlines()[1:]}
+    assert set(rows) >= {"alice", "bob", "carol"}, gradebook
+    grades = {
+        s["student"]: s for s in json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"]
+    }
+    decode = sum(e.points for e in ENTRIES if e.id.startswith("test_part3.py::test_decode"))
+    assert decode == 8 and grades["alice"]["total"] == decode, grades["alice"]
+    assert grades["alice"]["max_total"] == 100, "a --tests pass is scored against the whole cs336 rubric"
+    assert grades["bob"]["status"] == "graded" and grades["bob"]["total"] == 0
+    assert grades["carol"]["status"] == "unreadable_submission"
+    assert "not a CS336 assignment-1 repository" in grades["carol"]["reason"]

@@ -1,0 +1,90 @@
+"""Build the CS336-shaped repositories of catalogue.toml on disk (see its header for the keys)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+KIT_ROOT = HERE.parents[2]
+CATALOGUE = HERE / "catalogue.toml"
+VENV_MODULE = "cs336_venv_only"
+
+
+class BuildError(Exception):
+    """A row or one of its build steps is wrong; the message names the row."""
+
+
+@dataclass(frozen=True)
+class Repo:
+    name: str
+    why: str
+    select: str
+    fails: tuple[str, ...] = ()
+    overlay: tuple[str, ...] = ()
+    replace: tuple[dict, ...] = ()
+    venv: bool = False
+
+
+def load(path: Path = CATALOGUE) -> list[Repo]:
+    rows = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("repo", [])
+    repos = []
+    for row in rows:
+        try:
+            repos.append(
+                Repo(
+                    name=row["name"],
+                    why=row["why"],
+                    select=row["select"],
+                    fails=tuple(row.get("fails", ())),
+                    overlay=tuple(row.get("overlay", ())),
+                    replace=tuple(row.get("replace", ())),
+                    venv=bool(row.get("venv", False)),
+                )
+            )
+        except KeyError as e:
+            raise BuildError(f"{path}: [[repo]] {row.get('name', '?')}: missing key {e}") from None
+    return repos
+
+
+def build(repo: Repo, dest: Path) -> Path:
+    """The repository at dest (made here): reference/ + solution/bpe + overlays + edits [+ .venv]."""
+    dest = Path(dest)
+    shutil.copytree(HERE / "reference", dest, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        KIT_ROOT / "solution" / "bpe",
+        dest / "cs336_basics" / "bpe",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    for name in repo.overlay:
+        source = HERE / "overlays" / name
+        if not source.is_dir():
+            raise BuildError(f"{repo.name}: no overlay {name!r} in {HERE / 'overlays'}")
+        shutil.copytree(source, dest, dirs_exist_ok=True)
+    for edit in repo.replace:
+        target = dest / edit["file"]
+        text = target.read_text(encoding="utf-8")
+        if text.count(edit["old"]) != 1:
+            raise BuildError(f"{repo.name}: {edit['file']}: {edit['old']!r} must occur exactly once")
+        target.write_text(text.replace(edit["old"], edit["new"]), encoding="utf-8")
+    if repo.venv:
+        make_venv(dest / ".venv")
+    return dest
+
+
+def make_venv(path: Path) -> Path:
+    """A venv of this interpreter's Python (no pip) holding one module the sandbox lacks, and a
+    copy of this interpreter's `regex` (a CS336 venv has its own; the sandbox lends it none)."""
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, capture_output=True
+    )
+    site = next(path.glob("lib/python*/site-packages"))
+    spec = importlib.util.find_spec("regex")
+    shutil.copytree(next(iter(spec.submodule_search_locations)), site / "regex")
+    (site / f"{VENV_MODULE}.py").write_text('"""Only this venv has it."""\n', encoding="utf-8")
+    return path / "bin" / "python"
