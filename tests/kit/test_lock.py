@@ -22,13 +22,20 @@ LOCKS = ("grading", "dev", "bench")
 
 
 def read_lock(name: str) -> dict[str, tuple[Requirement, list[str]]]:
-    """Package name -> (its requirement, its hashes), from a pip requirements file with hashes."""
+    """Package name -> (its requirement, its hashes), from a pip requirements file with hashes.
+
+    The locks are universal: a package may be pinned twice under exclusive markers (numpy for
+    Python 3.11 and for 3.12+). Only the entries whose marker holds here are kept: the lock as this
+    interpreter installs it.
+    """
     text = (KIT / f"requirements/{name}.txt").read_text()
     out = {}
     for line in text.replace("\\\n", " ").splitlines():
         words = line.split("#", 1)[0].split("--hash=")  # no "#" in a requirement, a marker or a hash
         if words[0].strip():
             req = Requirement(words[0].strip())
+            if req.marker is not None and not req.marker.evaluate():
+                continue
             out[canonicalize_name(req.name)] = (req, [h.strip() for h in words[1:]])
     return out
 
