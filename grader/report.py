@@ -59,9 +59,10 @@ def banners(scored: list[Scored]) -> list[str]:
         lines = [f"{data['file']} does not import: {data['error']}{at}: {data['message']}"]
         if data.get("text"):
             lines.append(f"    {data['text']}")
+        others = any(t.status != NOT_GRADED for t in scored)
         lines.append(
-            f"The {count} test(s) that need it are not graded (0 points each); "
-            "the tests that need only modules that import are graded as usual."
+            f"The {count} test(s) that need it are not graded (0 points each)"
+            + ("; the others are graded as usual." if others else ".")
         )
         out.append("\n".join(lines))
     return out
