@@ -245,7 +245,11 @@ def terminal(
         lines += ["", "Measured (1.00x is the limit; less passes):"]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
     for s in scored:
-        if s.status not in ("passed", NOT_IN_CONTRACT):
+        if s.status == NOT_GRADED:  # the banner said why: one line, plus what their code printed
+            lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.feedback}", width)]
+            if s.output:
+                lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
+        elif s.status not in ("passed", NOT_IN_CONTRACT):
             lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
             lines += _wrap(test_output(s).rstrip(), width)
     lines.append("")
