@@ -245,8 +245,8 @@ def terminal(
         lines += ["", "Measured (1.00x is the limit; less passes):"]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
     for s in scored:
-        if s.status == NOT_GRADED:  # the banner said why: one line, plus what their code printed
-            lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.feedback}", width)]
+        if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
+            lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
             if s.output:
                 lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
         elif s.status not in ("passed", NOT_IN_CONTRACT):

@@ -171,7 +171,7 @@ def test_the_report_says_it_once_and_marks_each_test():
         "The 5 test(s) that need it are not graded (0 points each); the others are graded as usual." in text
     )
     assert text.count("not graded: bpe/tokenizer.py does not import (line 231)") == 5
-    assert "--- 3.1 test 3.1: not graded: bpe/tokenizer.py does not import (line 231)\n" in text
+    assert "--- 3.1: not graded: bpe/tokenizer.py does not import (line 231)\n" in text
     results = report.results_json(scored, execution_time=1, isolation="test")
     assert results["output"].count("does not import:") == 1 and results["score"] == 2
     assert [t["output"] for t in results["tests"][1:]] == [
