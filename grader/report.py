@@ -162,7 +162,8 @@ def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -
             ET.SubElement(case, "skipped", message=s.feedback[:200])
         elif s.status != "passed":
             first = (s.feedback.splitlines() or [s.status])[0][:200]
-            node = ET.SubElement(case, "failure", message=f"{s.status}: {first}", type=s.status)
+            message = first if first.startswith(s.status) else f"{s.status}: {first}"
+            node = ET.SubElement(case, "failure", message=message, type=s.status)
             node.text = s.feedback
         if s.output:
             ET.SubElement(case, "system-out").text = s.output

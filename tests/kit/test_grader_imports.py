@@ -155,7 +155,7 @@ def _scored(number: str, status: str, data: dict | None = None) -> Scored:
     return Scored(entry, status, 2 if status == "passed" else 0, feedback, "", 0.1, {}, data)
 
 
-def test_the_report_says_it_once_and_marks_each_test():
+def test_the_report_says_it_once_and_marks_each_test(tmp_path):
     tok = {
         "file": "bpe/tokenizer.py",
         "line": 231,
@@ -177,6 +177,11 @@ def test_the_report_says_it_once_and_marks_each_test():
     assert [t["output"] for t in results["tests"][1:]] == [
         "not graded: bpe/tokenizer.py does not import (line 231)"
     ] * 5
+    junit = report.write_junit(scored, tmp_path, execution_time=1).read_text()
+    assert (
+        junit.count('message="not graded: bpe/tokenizer.py does not import (line 231)" type="not graded"')
+        == 5
+    )
 
 
 # ---------------------------------------------------------------------------------- end to end
