@@ -51,24 +51,27 @@ def import_package(submission: str) -> types.ModuleType:
         return sys.modules["bpe"]
     except Exception as exc:
         whole = failure(exc, submission, os.path.join("bpe", "__init__.py"))
-    broken = {}
     _forget()
     package = _stand_in(submission)
-    for module in CONTRACT:
-        try:
-            importlib.import_module("bpe." + module)
-        except Exception as exc:
-            broken[module] = failure(exc, submission, os.path.join("bpe", module + ".py"))
+    broken, pending, progress = {}, list(CONTRACT), True
+    while pending and progress:  # again while one imports: a module may use names of another
+        progress = False
+        for module in list(pending):
+            try:
+                loaded = importlib.import_module("bpe." + module)
+            except Exception as exc:
+                broken[module] = failure(exc, submission, os.path.join("bpe", module + ".py"))
+                continue
+            for name in CONTRACT[module]:
+                if hasattr(loaded, name):  # a name missing from its module stays an AttributeError
+                    setattr(package, name, getattr(loaded, name))
+            pending.remove(module)
+            broken.pop(module, None)
+            progress = True
     if not any(f["file"] == whole["file"] for f in broken.values()):
         _forget()
         return _stand_in(submission, default=whole)
-    for module, names in CONTRACT.items():
-        if module not in broken:
-            for name in names:
-                setattr(package, name, getattr(sys.modules["bpe." + module], name))
-    package.__dict__["_broken"] = {
-        n: broken[m] for m, names in CONTRACT.items() if m in broken for n in names
-    }
+    package.__dict__["_broken"] = {n: broken[m] for m in broken for n in CONTRACT[m]}
     return package
 
 

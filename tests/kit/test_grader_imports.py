@@ -121,6 +121,22 @@ def test_a_module_that_others_import_is_named_as_the_root(tmp_path):
     )
 
 
+def test_a_module_that_uses_the_packages_names_still_imports(tmp_path):
+    """tokenizer.py takes train_bpe from the package: it imports once training.py has."""
+    got = _probe(
+        tmp_path,
+        {
+            "bpe/char_bpe.py": ("import itertools\n", "import itertools\nraise RuntimeError('no')\n"),
+            "bpe/tokenizer.py": (
+                "from .pretokenize import pretokenize\n",
+                "from .pretokenize import pretokenize\nfrom . import train_bpe as _from_the_package\n",
+            ),
+        },
+    )
+    assert {got.pop("CharBPE")["file"], got.pop("merge")["file"]} == {"bpe/char_bpe.py"}
+    assert set(got.values()) == {"ok"}, got
+
+
 def test_a_broken_init_costs_every_name(tmp_path):
     got = _probe(tmp_path, {"bpe/__init__.py": ("__all__ = [\n", "x = = 1\n__all__ = [\n")})
     line = _line_of(tmp_path / "sub/bpe/__init__.py", "x = = 1")
