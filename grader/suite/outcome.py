@@ -104,8 +104,11 @@ def record(item, report, call, output: str) -> dict | None:
         "output": _normal(item, output, cap=OUTPUT_CAP + 200),
         "duration": report.duration,
     }
-    if status == NOT_GRADED:
-        rec["not_imported"] = call.excinfo.value.data()
+    if status == NOT_GRADED:  # the report's banner: what the worker said, made safe like feedback
+        data = call.excinfo.value.data()
+        rec["not_imported"] = {
+            k: _normal(item, v, cap=300) if isinstance(v, str) else v for k, v in data.items()
+        }
     return rec
 
 
