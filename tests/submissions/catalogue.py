@@ -51,6 +51,8 @@ class Entry:
     linger: float = 0.3  # seconds to wait after grading before looking for leftover processes
     smoke: bool = False  # graded even in a quick run (BPE_KIT_CATALOGUE=smoke)
     gap: str | None = None  # a known hole in the grader or its suite: what goes wrong, what would fix it
+    # Files ("bpe/x.py") that must not compile: the row is about a module that does not import.
+    uncompilable: tuple[str, ...] = ()
 
     def must_fail(self, test_id: str) -> bool:
         patterns = (*self.fails, *self.collateral)
@@ -78,6 +80,7 @@ def load(path: Path = CATALOGUE) -> list[Entry]:
                 linger=float(row.get("linger", 0.3)),
                 smoke=bool(row.get("smoke", False)),
                 gap=row.get("gap"),
+                uncompilable=tuple(row.get("uncompilable", ())),
             )
         except KeyError as e:
             raise CatalogueError(f"{where}: missing key {e}") from None
