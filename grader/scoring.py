@@ -19,6 +19,7 @@ class Scored:
     output: str
     duration: float
     figures: dict = field(default_factory=dict)  # what a gate measured (grader/checks/speed.py)
+    cause: dict = field(default_factory=dict)  # the diagnosed fault of a failure (grader/checks/diagnose.py)
 
 
 def score(
@@ -58,5 +59,6 @@ def score(
         status = "not implemented" if all(r["status"] == "not implemented" for r in bad) else first["status"]
         if status == "skipped":
             status = "failed"
-        results.append(Scored(entry, status, 0, feedback, output, duration, figures))
+        cause = first.get("cause") or {}
+        results.append(Scored(entry, status, 0, feedback, output, duration, figures, cause))
     return results
