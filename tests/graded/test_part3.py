@@ -31,47 +31,10 @@ from grader.checks.expect import expect_error
 from grader.checks.gpt2 import UNICODE_TO_BYTE
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_ids
+from grader.checks.text_pieces import PIECES as TEXT_PIECES
 
 EOT = "<|endoftext|>"
-PIECES = st.one_of(
-    st.text(st.characters(codec="utf-8"), max_size=6),
-    st.sampled_from(
-        [
-            EOT,
-            EOT + EOT,
-            "<|",
-            "|>",
-            "endoftext",
-            " the",
-            " Lily",
-            "小猫",
-            "😊",
-            "👍🏽",
-            "\r\n",
-            "\r",
-            "  ",
-            "\n\n",
-            "'s",
-            "x²",
-            " 123",
-            "\u00a0",
-            "lll",
-            "ooooo",
-            "乐乐乐",
-            "\n\n\n",
-            "      ",
-            "\t\t\t\t",
-            "_",
-            "²",
-            "½",
-            "\x1c\x1d\x1e\x1f",
-            "\u2028",
-            "𝐀𝐛",
-            "𝟙𝟚",
-            "'ll",
-        ]
-    ),
-)
+PIECES = st.one_of(st.text(st.characters(codec="utf-8"), max_size=6), st.sampled_from(TEXT_PIECES))
 # Characters GPT-2's pattern treats specially: each is tried alone first, so a failure is minimal.
 ONE_CHARS = ["_", "²", "½", "\x1c", "\x1f", "\u00a0", "\u2028", "𝐀", "𝟙", "'", "\r"]
 TEXTS = st.lists(PIECES, max_size=8).map("".join)
