@@ -9,8 +9,7 @@ from grader.checks import golden
 from grader.checks.diagnose import (
     Diagnosed,
     first_difference_in_tokenizer,
-    first_difference_in_vocab,
-    vocab_of,
+    first_difference_in_tokenizer_vocab,
 )
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_ids
@@ -123,8 +122,7 @@ def tokenizer_first(bpe, tok, facts: TokenizerFacts, exercised: str):
     except Diagnosed:
         raise
     except AssertionError as failure:
-        vocab = vocab_of(bpe, tok)
-        found = first_difference_in_vocab(facts.vocab, vocab, facts.special_tokens, "BPETokenizer.__init__")
+        found = first_difference_in_tokenizer_vocab(bpe, tok, facts.special_tokens, facts.vocab)
         if found is None:
             raise
         raise diagnosed(found, str(failure), exercised) from None

@@ -8,6 +8,8 @@ PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from grader import calibration
@@ -37,7 +39,7 @@ def scratch(tmp_path_factory):
     return tmp_path_factory.mktemp("speed")
 
 
-DIAGNOSED_SAMPLE_BYTES = 20_000  # the start of the corpus: enough stories to meet a pre-tokenizer fault
+DIAGNOSED_SAMPLE_CHARS = 20_000  # the start of the text: enough stories to meet a pre-tokenizer fault
 
 
 @pytest.mark.timeout(300)
@@ -45,16 +47,25 @@ def test_training_speed(bpe, scratch, record_property):
     bpe.train_bpe(golden.root("public") / "corpora" / "tiny_words.txt", 260, [])  # a stub fails here, fast
     budget = calibration.budgets(scratch)["train"]
     corpus = calibration.write_training_corpus(scratch)
-    # Diagnosed before timing: when the pre-tokens already differ, a slow or wrong trainer is
-    # explained by them, not by how it counts pairs.
-    sample = corpus.read_bytes()[:DIAGNOSED_SAMPLE_BYTES].decode("utf-8", errors="ignore")
-    found = first_difference_in_pieces(bpe, sample, [EOT])
-    try:
+    found = _pieces_of(bpe, corpus.read_bytes().decode("utf-8"))
+    with _cause_first(found, "train_bpe"):
         _training_gate(bpe, budget, corpus, record_property, "" if found else TRAIN_HINT)
+
+
+def _pieces_of(bpe, text: str):
+    """Diagnosed before timing, on the start of the gate's own text: when the pre-tokens already
+    differ, a slow or wrong answer is explained by them, not by how pairs are counted or merged."""
+    return first_difference_in_pieces(bpe, text[:DIAGNOSED_SAMPLE_CHARS], [EOT])
+
+
+@contextlib.contextmanager
+def _cause_first(found, exercised: str):
+    try:
+        yield
     except AssertionError as failure:
         if found is None:
             raise
-        raise diagnosed(found, str(failure).rstrip(), "train_bpe") from None
+        raise diagnosed(found, str(failure).rstrip(), exercised) from None
 
 
 def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
@@ -88,16 +99,24 @@ def test_encode_speed(bpe, scratch, record_property):
     tok.encode("warm up: the first call may pay for imports")
     budget = calibration.budgets(scratch)["encode"]
     text = calibration.generated(calibration.ENCODE_TEXT)
+    found = _pieces_of(bpe, text)
+    with _cause_first(found, "encode"):
+        _encoding_gate(bpe, tok, budget, text, record_property, "" if found else ENCODE_HINT)
+
+
+def _encoding_gate(bpe, tok, budget, text: str, record_property, hint: str) -> None:
+    vocab, merges, specials = calibration.encode_tokenizer_parts()
     what = f"encode on {len(text.encode('utf-8')) // 1000} KB of stories ({len(merges)} merges)"
     ids, seconds = timed_call(
-        bpe, budget, lambda: tok.encode(text), what, ENCODE_HINT, gate="encoding", record=record_property
+        bpe, budget, lambda: tok.encode(text), what, hint, gate="encoding", record=record_property
     )
     # One concern per test: this gate grades speed. Ids split differently lose their points in the
     # encoding tests; ids that do not even spell the text are no encoding, and cannot be timed as one.
     ids = check_ids(ids)
     _spells_the_text(vocab, specials, ids, text, what)
     wrong = golden.IdDigest(golden.root("public") / "speed" / "encode" / "ids.txt").first_wrong_block(ids)
-    ok, message = verdict(seconds, budget, what, ENCODE_HINT)
+    ok, message = verdict(seconds, budget, what, hint)
+    message = message.rstrip()
     if wrong is not None:
         message += "\n" + _ids_differ(wrong, "3.9")
     record_property("feedback", message)
@@ -134,16 +153,25 @@ def _first_difference(a: bytes, b: bytes) -> int:
 
 @pytest.mark.timeout(300)
 def test_encode_iterable_memory(bpe, scratch, record_property):
-    from grader.errors import CallTimeout, CpuLimitExceeded
-
     path = calibration.write_stream_file(scratch)
-    size = path.stat().st_size
     vocab, merges, specials = calibration.encode_tokenizer_parts()
     tok = bpe.BPETokenizer(vocab, merges, specials)
     # The file is ~4x the encode-speed text: allow ~4x that gate's CPU stop, and wall time to
     # spare (this gate measures memory, not speed).
     cpu = STREAM_TIME_ALLOWANCE * calibration.budgets(scratch)["encode"].abort_after
     wall = WALL_FACTOR * cpu + STREAM_SLACK_S
+    text = path.read_bytes().decode("utf-8")
+    found = _pieces_of(bpe, text)
+    with _cause_first(found, "encode_iterable"):
+        _memory_gate(bpe, tok, path, text, (wall, cpu), record_property, "" if found else ENCODE_HINT)
+
+
+def _memory_gate(bpe, tok, path, text: str, limits, record_property, hint: str) -> None:
+    from grader.errors import CallTimeout, CpuLimitExceeded
+
+    vocab, _, specials = calibration.encode_tokenizer_parts()
+    size = path.stat().st_size
+    wall, cpu = limits
     with bpe.kit.timeout(wall, cpu=cpu):
         try:
             result = bpe.kit.encode_file_streaming(tok, path)
@@ -152,11 +180,11 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
             raise AssertionError(
                 f"encode_iterable over a {size / 1e6:.1f} MB file was stopped after "
                 f"{spent}, so its memory could not be measured. Make encode fast "
-                f"first (see the encoding speed test).\n{ENCODE_HINT}"
+                f"first (see the encoding speed test).\n{hint}".rstrip()
             ) from None
     ids = check_ids(result.ids, "encode_iterable(...)")
     what = f"encode_iterable over a {size / 1e6:.1f} MB file"
-    _spells_the_text(vocab, specials, ids, path.read_bytes().decode("utf-8"), what, "memory")
+    _spells_the_text(vocab, specials, ids, text, what, "memory")
     wrong = golden.IdDigest(golden.root("public") / "speed" / "stream" / "ids.txt").first_wrong_block(ids)
     limit = MEMORY_LIMIT_PER_FILE_BYTE * size
     message = (
