@@ -224,13 +224,6 @@ ROWS = {
             "E.3": (True, ["Not charged here: your ids differ", "see 3.10"], []),
         },
     ),
-    "encode_across_pretokens": (
-        "test_encode_speed or test_encode_matches_trusted_property",
-        {
-            "3.9": (False, ["LOWEST"], []),
-            "E.2": (True, ["Not charged here: your ids differ", "see 3.9"], []),
-        },
-    ),
 }
 
 
@@ -252,3 +245,36 @@ def test_catalogue_row_reads_its_diagnosed_cause(row, tmp_path):
             assert sentence in t["output"], (number, sentence, t["output"][:1500])
         for sentence in absent:
             assert sentence not in t["output"], (number, sentence, t["output"][:1500])
+
+
+@pytest.mark.slow
+def test_the_encode_speed_gate_grades_speed_and_only_notes_wrong_ids(tmp_path):
+    """The reference never applying its first merge: its ids spell the text, split differently,
+    as fast as ever. E.2 keeps its points and points to 3.9, which takes them."""
+    import catalogue
+    import jail
+
+    entry = catalogue.Entry(
+        name="skips_first_merge",
+        kind="mutant",
+        why="encode never applies merge #0",
+        build={
+            "replace": [
+                {
+                    "file": "bpe/tokenizer.py",
+                    "old": "            if key not in self._pair_rank:",
+                    "new": "            if key not in self._pair_rank and rank != 0:",
+                }
+            ]
+        },
+        select="",
+        fails=(),
+    )
+    sub = catalogue.materialize(entry, tmp_path / "submission")
+    done = jail.grade_in_jail(sub, tmp_path / "out", tests="test_encode_speed or test_encode_basic")
+    assert done.returncode == 0 and done.results, done.stderr[-3000:]
+    by_number = {t["number"]: t for t in done.results["tests"]}
+    speed, basic = by_number["E.2"], by_number["3.1"]
+    assert speed["score"] == speed["max_score"], speed["output"][:1500]
+    assert "Not charged here: your ids differ" in speed["output"] and "see 3.9" in speed["output"]
+    assert basic["score"] == 0, basic["output"][:1500]
