@@ -37,7 +37,38 @@ def _points(x: float) -> float | int:
     return int(x) if float(x).is_integer() else round(float(x), 4)
 
 
-def test_output(s: Scored) -> str:
+def same_cause(scored: list[Scored]) -> dict[int, Scored]:
+    """{index of a failed test: the earlier failed test (in rubric order) with the same diagnosed
+    cause}. The first test names the fault; each later one points back to it. Every failed test
+    still costs its own points (assignment/README.md, "One fault, several tests")."""
+    first: dict[str, Scored] = {}
+    earlier: dict[int, Scored] = {}
+    for k, s in enumerate(scored):
+        key = (s.cause or {}).get("key") if s.status == "failed" else None
+        if not key:
+            continue
+        if key in first:
+            earlier[k] = first[key]
+        else:
+            first[key] = s
+    return earlier
+
+
+def _same_cause_line(s: Scored, first: Scored) -> str:
+    where = s.cause.get("where")
+    summary = first.cause.get("summary") or s.cause.get("summary") or ""
+    line = f"Same cause as {first.entry.number}" + (f": {summary}" if summary else "") + "."
+    if where:
+        line += f" The fault is in {where}; fix it there first (see {first.entry.number})."
+    return line
+
+
+def test_output(s: Scored, same_as: Scored | None) -> str:
+    if same_as is not None:
+        parts = [_same_cause_line(s, same_as)]
+        if s.output:
+            parts.append(OUTPUT_NOTE + s.output)
+        return "\n\n".join(parts)
     parts = [s.feedback] if s.feedback else []
     if s.output:
         parts.append(OUTPUT_NOTE + s.output)
@@ -68,11 +99,22 @@ def banners(scored: list[Scored]) -> list[str]:
     return out
 
 
+def _extra_data(s: Scored) -> dict:
+    """What a test measured, and the fault it was charged for, as data (`extra_data`)."""
+    extra = {}
+    if s.figures:
+        extra["figures"] = s.figures
+    if (s.cause or {}).get("key"):
+        extra["cause"] = {"key": s.cause["key"], "where": s.cause.get("where", "")}
+    return {"extra_data": extra} if extra else {}
+
+
 def results_json(
     scored: list[Scored], *, execution_time: float, isolation: str, scope: Scope = Scope()
 ) -> dict:
     total = sum(s.score for s in scored)
     maximum = sum(s.entry.points for s in scored)
+    earlier = same_cause(scored)
     tests = [
         {
             "name": s.entry.name,
@@ -81,10 +123,10 @@ def results_json(
             "max_score": _points(s.entry.points),
             "status": "passed" if s.status == "passed" else "failed",
             "visibility": s.entry.visibility,
-            "output": test_output(s),
-            **({"extra_data": {"figures": s.figures}} if s.figures else {}),
+            "output": test_output(s, earlier.get(k)),
+            **_extra_data(s),
         }
-        for s in scored
+        for k, s in enumerate(scored)
     ]
     for t, s in zip(tests, scored):
         if s.status == NOT_IN_CONTRACT:  # neither passed nor failed (Gradescope shows 0/0)
@@ -245,14 +287,15 @@ def terminal(
     if gates:
         lines += ["", "Measured (1.00x is the limit; less passes):"]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
-    for s in scored:
+    earlier = same_cause(scored)
+    for k, s in enumerate(scored):
         if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
             lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
             if s.output:
                 lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
         elif s.status not in ("passed", NOT_IN_CONTRACT):
             lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
-            lines += _wrap(test_output(s).rstrip(), width)
+            lines += _wrap(test_output(s, earlier.get(k)).rstrip(), width)
     lines.append("")
     for line in total_line(scored, scope):
         lines += _wrap(line, width)

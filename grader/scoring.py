@@ -20,9 +20,9 @@ class Scored:
     output: str
     duration: float
     figures: dict = field(default_factory=dict)  # what a gate measured (grader/checks/speed.py)
-    not_imported: dict | None = (
-        None  # NOT_GRADED: the module that does not import (errors.ModuleDoesNotImport.data)
-    )
+    # NOT_GRADED: the module that does not import (errors.ModuleDoesNotImport.data)
+    not_imported: dict | None = None
+    cause: dict = field(default_factory=dict)  # the diagnosed fault of a failure (grader/checks/diagnose.py)
 
 
 def score(
@@ -58,7 +58,16 @@ def score(
         feedback = first["feedback"]
         if first["status"] == NOT_GRADED:
             results.append(
-                Scored(entry, NOT_GRADED, 0, feedback, output, duration, figures, first.get("not_imported"))
+                Scored(
+                    entry,
+                    NOT_GRADED,
+                    0,
+                    feedback,
+                    output,
+                    duration,
+                    figures,
+                    not_imported=first.get("not_imported"),
+                )
             )
             continue
         if len(mine) > 1:
@@ -67,5 +76,6 @@ def score(
         status = "not implemented" if all(r["status"] == "not implemented" for r in bad) else first["status"]
         if status == "skipped":
             status = "failed"
-        results.append(Scored(entry, status, 0, feedback, output, duration, figures))
+        cause = first.get("cause") or {}
+        results.append(Scored(entry, status, 0, feedback, output, duration, figures, cause=cause))
     return results

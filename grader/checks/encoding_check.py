@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from grader.checks import golden
+from grader.checks.diagnose import (
+    Diagnosed,
+    first_difference_in_tokenizer,
+    first_difference_in_tokenizer_vocab,
+)
+from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_ids
 
 
@@ -35,7 +42,11 @@ def _tokens(vocab: dict[int, bytes], ids: list[int]) -> str:
     return "[" + ", ".join(repr(vocab[i]) if i in vocab else f"<unknown id {i}>" for i in ids) + "]"
 
 
-def explain_ids(facts: TokenizerFacts, text: str, expected: list[int], got: list[int]) -> str | None:
+def explain_ids(
+    facts: TokenizerFacts, text: str, expected: list[int], got: list[int], *, hint: bool = True
+) -> str | None:
+    """None when equal; else the ids, as tokens, and where they first differ. The `hint` about merging
+    is only right once the earlier stages agree (see `explain_encode`)."""
     if got == expected:
         return None
     vocab = facts.vocab
@@ -48,6 +59,8 @@ def explain_ids(facts: TokenizerFacts, text: str, expected: list[int], got: list
     ]
     k = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
     lines.append(f"  the first difference is at position {k}.")
+    if not hint:
+        return "\n".join(lines)
     same_bytes = all(i in vocab for i in got) and b"".join(vocab[i] for i in got) == text.encode("utf-8")
     specials = [s for s in facts.special_tokens if s in text]
     if specials and any(facts.id_of(s.encode("utf-8")) not in got for s in specials):
@@ -69,11 +82,47 @@ def explain_ids(facts: TokenizerFacts, text: str, expected: list[int], got: list
     return "\n".join(lines)
 
 
+def check_encoded(
+    bpe,
+    tok,
+    facts: TokenizerFacts,
+    text: str,
+    expected: list[int],
+    got: list[int],
+    *,
+    intro: str = "",
+    exercised: str = "encode",
+    outro: str = "",
+) -> None:
+    """Fail when `got` (the ids `tok` gave for `text`) is not `expected`. The earliest stage that
+    differs on this text (special-token split, pretokenize, the tokenizer's vocab) is named first,
+    as the diagnosed cause; only when they all agree does the hint speak of merging."""
+    if got == expected:
+        return
+    finding = first_difference_in_tokenizer(bpe, tok, text, facts.special_tokens, facts.vocab)
+    if finding is not None:
+        raise diagnosed(finding, intro + explain_ids(facts, text, expected, got, hint=False), exercised)
+    raise AssertionError(intro + explain_ids(facts, text, expected, got) + outro)
+
+
 def check_encode_case(bpe, visibility: str, name: str, intro: str = "") -> None:
     """Encode every text of the case (stored shortest first) and explain the first wrong one."""
     tok, case, facts = tokenizer_for(bpe, visibility, name)
     for text, expected in case.texts:
         got = check_ids(tok.encode(text), f"encode({text!r})")
-        problem = explain_ids(facts, text, expected, got)
-        if problem:
-            raise AssertionError(intro + problem)
+        check_encoded(bpe, tok, facts, text, expected, got, intro=intro)
+
+
+@contextlib.contextmanager
+def tokenizer_first(bpe, tok, facts: TokenizerFacts, exercised: str):
+    """A failure inside is blamed on the tokenizer's vocab when that already differs: a student is
+    never sent to fix `save` (`exercised`) for a fault in `BPETokenizer.__init__`."""
+    try:
+        yield
+    except Diagnosed:
+        raise
+    except AssertionError as failure:
+        found = first_difference_in_tokenizer_vocab(bpe, tok, facts.special_tokens, facts.vocab)
+        if found is None:
+            raise
+        raise diagnosed(found, str(failure), exercised) from None

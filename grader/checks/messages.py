@@ -7,6 +7,7 @@ the classic mistake whose merges are exactly the student's, when there is one.
 
 from __future__ import annotations
 
+from grader.checks.diagnose import Diagnosed, Finding
 from grader.checks.golden import Diagnostics
 from grader.checks.mistakes import BY_ID, Mistake
 from grader.checks.render import show, show_pair
@@ -142,3 +143,58 @@ def explain_vocab(expected: dict[int, bytes], got: dict[int, bytes], n_specials:
         else:
             lines.append("After the specials, each merge adds one id, in the order the merges were made.")
     return "\n".join(lines)
+
+
+def explain_finding(finding: Finding, exercised: str | None = None) -> str:
+    """The diagnosed stage in words, first line first (it is also the "same cause as" summary).
+
+    `exercised` is the function the test calls; when the fault is elsewhere, the message says so,
+    so that a student is never sent to fix `save` for a bug in `__init__`."""
+    f = finding
+    if f.stage == "split_on_special_tokens":
+        text, specials = f.given
+        head = "Your split_on_special_tokens cuts out the special tokens differently"
+        body = (
+            f"split_on_special_tokens({text!r:.160}, {specials!r}) should be {f.expected!r:.400}, "
+            f"got {f.got!r:.400}. Special tokens are cut out first, literally, longest first; fix this first."
+        )
+    elif f.stage == "pretokenize":
+        head = f"Your pretokenize splits {f.given!r:.120} differently"
+        body = (
+            f"pretokenize({f.given!r:.200}) should be {f.expected!r:.400}, got {f.got!r:.400}. "
+            "Pre-tokens come before any merge: fix pretokenize first."
+        )
+    elif f.stage == "special_missing":
+        head = f"The special token {f.given!r} never got an id"
+        body = (
+            f"the vocab has no entry for {f.given!r}. A special token missing from the given vocab "
+            f"gets the next free id (here {f.expected}) when the tokenizer is built; encode then "
+            "turns it into that one id."
+            if f.where.startswith("BPETokenizer")
+            else f"the vocab has no entry for {f.given!r}: after the 256 bytes come the special tokens, each once."
+        )
+    elif f.stage == "special_twice":
+        head = f"Your vocab holds the special token {f.given!r} twice (ids {', '.join(map(str, f.got))})"
+        body = (
+            "a special token listed more than once counts once: it takes one id, and the merges "
+            "fill the ids after the special tokens."
+        )
+    else:
+        head = f"Your vocab differs at id {f.given}: expected {_shown(f.expected)}, got {_shown(f.got)}"
+        body = "The vocab is bytes 0-255 (id == byte value), then each special token once, then one id per merge."
+    lines = [f"{head}: {body}"]
+    if exercised and exercised != f.where:
+        lines.insert(0, f"The fault is in {f.where}, not {exercised}.")
+    return "\n".join(lines)
+
+
+def _shown(token) -> str:
+    return "nothing (no such id)" if token is None else show(token)
+
+
+def diagnosed(finding: Finding, message: str, exercised: str | None = None) -> Diagnosed:
+    """The failure to raise for a diagnosed stage: its words first, then `message` (what the test saw)."""
+    words = explain_finding(finding, exercised)
+    summary = words.splitlines()[-1].split(": ", 1)[0]
+    cause = {**finding.cause(), "summary": summary}
+    return Diagnosed(words + ("\n" + message if message else ""), cause)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.checks import golden
-from grader.checks.messages import explain_merges, explain_vocab
+from grader.checks.diagnose import first_difference_in_pieces, first_difference_in_specials
+from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
 
 
@@ -25,6 +26,8 @@ def check_training_case(bpe, visibility: str, name: str) -> None:
     vocab, merges = check_train_result(
         bpe.train_bpe(case.corpus_path, case.vocab_size, list(case.special_tokens))
     )
+    if merges != case.merges or vocab != case.vocab:
+        check_stages_before_merging(bpe, case.corpus_text(), case.special_tokens, case.vocab, vocab, call)
     problem = explain_merges(case.diagnostics(), case.merges, merges)
     if problem:
         raise AssertionError(f"{call} ({case.about}):\n{problem}")
@@ -35,3 +38,12 @@ def check_training_case(bpe, visibility: str, name: str) -> None:
     problem = explain_vocab(case.vocab, vocab, len(dict.fromkeys(case.special_tokens)))
     if problem:
         raise AssertionError(f"{call}: the merges are right but the vocab is not.\n{problem}")
+
+
+def check_stages_before_merging(bpe, text: str, special_tokens, expected_vocab, vocab, call: str) -> None:
+    """Raise the diagnosed cause when training went wrong before any merge: the special tokens in
+    the vocab (each once), the special-token split or pretokenize on the corpus itself."""
+    found = first_difference_in_specials(expected_vocab, vocab, special_tokens, "train_bpe")
+    found = found or first_difference_in_pieces(bpe, text, special_tokens)
+    if found is not None:
+        raise diagnosed(found, f"(found while checking {call})", "train_bpe")

@@ -34,6 +34,7 @@ from pathlib import Path
 from grader import calibration
 from grader.checks import golden
 from grader.checks.gpt2 import render
+from grader.checks.text_pieces import PIECES
 from grader.oracles import char_bpe, recorder
 from grader.oracles.encoder import TrustedEncoder
 from grader.oracles.trainer import read_corpus, train
@@ -173,8 +174,8 @@ PUBLIC_TRAIN = [
         "metachar",
         "metachar.txt",
         297,
-        ("[SEP]", "(a|b)*", "$5.00", "\\n", EOT, "[SEP]"),
-        "special tokens with regex metacharacters, one given twice",
+        ("[SEP]", "(a|b)*", "$5.00", "\\n", EOT),
+        "special tokens with regex metacharacters",
     ),
     Train("newlines_cr", "newlines_cr.txt", 286, (), "lone \\r and \\r\\n, read without translation"),
     Train("unicode_numbers", "unicode_numbers.txt", 300, (), "characters where `re` and `regex` differ"),
@@ -270,43 +271,7 @@ HIDDEN_ENCODE = {
 
 GPT2_FORMAT = {"generated_500": ("generated_500", _BASIC_TEXTS + _UNICODE_TEXTS + [EOT + "x"])}
 
-# Part 3's "encode matches" property: texts built like tests/graded/test_part3.py's TEXTS strategy.
-_PIECES = [
-    EOT,
-    EOT + EOT,
-    "<|",
-    "|>",
-    "endoftext",
-    " the",
-    " Lily",
-    "小猫",
-    "😊",
-    "👍🏽",
-    "\r\n",
-    "\r",
-    "  ",
-    "\n\n",
-    "'s",
-    "x²",
-    " 123",
-    "\u00a0",
-    # Runs of one character (overlapping equal-rank pairs: the leftmost merges first), and every
-    # character class GPT-2's pattern treats specially.
-    "lll",
-    "ooooo",
-    "乐乐乐",
-    "\n\n\n",
-    "      ",
-    "\t\t\t\t",
-    "_",
-    "²",
-    "½",
-    "\x1c\x1d\x1e\x1f",
-    "\u2028",
-    "𝐀𝐛",
-    "𝟙𝟚",
-    "'ll",
-]
+# Part 3's "encode matches" property: texts built from the same pieces as test_part3.py's TEXTS.
 _CHAR_RANGES = [
     (0x20, 0x7E),
     (0x00, 0x1F),
@@ -336,13 +301,13 @@ _RANK_NOT_FREQUENCY = ["or retet", "h lll", "thohoo"]
 def _generated_texts(seed: int, n: int) -> list[str]:
     rng = random.Random(seed)
     texts = {"", EOT * 3, "\r\n\r\n  \t", f"a{EOT}{EOT}b", " the  cat"}
-    texts |= {a + b for a in _PIECES for b in _PIECES}  # readable small failures come first
+    texts |= {a + b for a in PIECES for b in PIECES}  # readable small failures come first
     texts |= set(_RANK_NOT_FREQUENCY)
     while len(texts) < n:
         pieces = []
         for _ in range(rng.randint(0, 8)):
             if rng.random() < 0.5:
-                pieces.append(rng.choice(_PIECES))
+                pieces.append(rng.choice(PIECES))
             else:
                 pieces.append("".join(_random_char(rng) for _ in range(rng.randint(0, 6))))
         texts.add("".join(pieces))

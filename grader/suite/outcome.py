@@ -91,6 +91,9 @@ def record(item, report, call, output: str) -> dict | None:
     notes = [str(v) for k, v in report.user_properties if k == "feedback" and str(v) not in feedback]
     if notes:
         feedback = "\n".join([feedback, *notes]).strip("\n") if feedback else "\n".join(notes)
+    # A diagnosed cause travels as data on the failure (grader/checks/diagnose.py: `Diagnosed.cause`),
+    # so that the report names one fault once across the tests it fails.
+    cause = getattr(call.excinfo.value, "cause", None) if call.excinfo is not None else None
     # Measured figures travel as data (grader/checks/speed.py): `record_property("figures", {...})`.
     figures = {}
     for k, v in report.user_properties:
@@ -100,6 +103,7 @@ def record(item, report, call, output: str) -> dict | None:
         "nodeid": item.nodeid,
         "status": status,
         "figures": figures,
+        "cause": dict(cause) if isinstance(cause, dict) and status == "failed" else {},
         "feedback": _normal(item, feedback),
         "output": _normal(item, output, cap=OUTPUT_CAP + 200),
         "duration": report.duration,
@@ -142,7 +146,7 @@ def merge(records: list[dict]) -> list[dict]:
         seen["duration"] += rec["duration"]
         seen["figures"] = seen.get("figures") or rec.get("figures") or {}
         if seen["status"] == "passed" and rec["status"] != "passed":
-            seen.update(status=rec["status"], feedback=rec["feedback"])
+            seen.update(status=rec["status"], feedback=rec["feedback"], cause=rec.get("cause") or {})
             if "not_imported" in rec:
                 seen["not_imported"] = rec["not_imported"]
         if rec["output"] and rec["output"] not in seen["output"]:

@@ -15,8 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grader.checks import golden
+from grader.checks.diagnose import Finding, first_difference_in_specials
 from grader.checks.expect import expect_error
 from grader.checks.gpt2 import GPT2_PATTERN
+from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_train_result
 from grader.checks.training_check import check_training_case
 
@@ -38,9 +40,10 @@ def test_split_on_special_tokens(bpe):
     ]
     for text, specials, expected in cases:
         got = bpe.split_on_special_tokens(text, specials)
-        assert type(got) is list and got == expected, (
-            f"split_on_special_tokens({text!r}, {specials!r}) should be {expected!r}, got {got!r}"
-        )
+        assert type(got) is list, f"split_on_special_tokens must return a list, got {type(got).__name__}"
+        if got != expected:  # the cause of any later failure it explains (grader/checks/diagnose.py)
+            split = "split_on_special_tokens"
+            raise diagnosed(Finding(split, split, (text, specials), expected, got), "")
 
     @given(st.lists(st.sampled_from(["a", "b", " ", "<|e|>", "<|e|><|e|>", "<|", "|>", "\n"]), max_size=12))
     def joins_back(parts):
@@ -69,7 +72,8 @@ def test_pretokenize(bpe):
     for text in texts:
         expected = regex.findall(GPT2_PATTERN, text)
         got = bpe.pretokenize(text)
-        assert got == expected, f"pretokenize({text!r}) should be {expected!r}, got {got!r}"
+        if got != expected:  # the cause of any later failure it explains (grader/checks/diagnose.py)
+            raise diagnosed(Finding("pretokenize", "pretokenize", text, expected, got), "")
 
 
 @pytest.mark.timeout(60)
@@ -115,6 +119,13 @@ def test_train_early_stop(bpe):
 @pytest.mark.timeout(30)
 def test_train_argument_errors(bpe):
     corpus = golden.root("public") / "corpora" / "tiny_words.txt"
+    # A special token listed twice counts once: first with room to spare, so that a vocab holding
+    # it twice is seen (and named) before any size check.
+    vocab, _ = check_train_result(bpe.train_bpe(corpus, 270, [EOT, EOT]))
+    layout = {i: bytes([i]) for i in range(256)} | {256: EOT.encode()}
+    found = first_difference_in_specials(layout, vocab, [EOT], "train_bpe")
+    if found:
+        raise diagnosed(found, "(train_bpe(corpus, 270, special_tokens=[EOT, EOT]))")
     for vocab_size, specials, why in [
         (255, [], "256 byte tokens do not fit in 255 ids"),
         (256, [EOT], "256 bytes + 1 special token need 257 ids"),
@@ -132,7 +143,7 @@ def test_train_argument_errors(bpe):
         "train_bpe(corpus, 300, [''])",
         "a special token cannot be the empty string",
     )
-    vocab, merges = bpe.train_bpe(corpus, 257, [EOT, EOT])
+    vocab, merges = check_train_result(bpe.train_bpe(corpus, 257, [EOT, EOT]))
     assert len(vocab) == 257 and merges == [], (
         "vocab_size=257 with special_tokens=[EOT, EOT] is valid (duplicates count once): "
         f"expected 257 ids and no merges, got {len(vocab)} ids and {len(merges)} merges"

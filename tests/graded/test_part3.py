@@ -19,51 +19,22 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from grader.checks import golden
-from grader.checks.encoding_check import TokenizerFacts, check_encode_case, explain_ids, tokenizer_for
+from grader.checks.diagnose import first_difference_in_tokenizer
+from grader.checks.encoding_check import (
+    TokenizerFacts,
+    check_encode_case,
+    check_encoded,
+    tokenizer_first,
+    tokenizer_for,
+)
 from grader.checks.expect import expect_error
 from grader.checks.gpt2 import UNICODE_TO_BYTE
+from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_ids
+from grader.checks.text_pieces import PIECES as TEXT_PIECES
 
 EOT = "<|endoftext|>"
-PIECES = st.one_of(
-    st.text(st.characters(codec="utf-8"), max_size=6),
-    st.sampled_from(
-        [
-            EOT,
-            EOT + EOT,
-            "<|",
-            "|>",
-            "endoftext",
-            " the",
-            " Lily",
-            "小猫",
-            "😊",
-            "👍🏽",
-            "\r\n",
-            "\r",
-            "  ",
-            "\n\n",
-            "'s",
-            "x²",
-            " 123",
-            "\u00a0",
-            "lll",
-            "ooooo",
-            "乐乐乐",
-            "\n\n\n",
-            "      ",
-            "\t\t\t\t",
-            "_",
-            "²",
-            "½",
-            "\x1c\x1d\x1e\x1f",
-            "\u2028",
-            "𝐀𝐛",
-            "𝟙𝟚",
-            "'ll",
-        ]
-    ),
-)
+PIECES = st.one_of(st.text(st.characters(codec="utf-8"), max_size=6), st.sampled_from(TEXT_PIECES))
 # Characters GPT-2's pattern treats specially: each is tried alone first, so a failure is minimal.
 ONE_CHARS = ["_", "²", "½", "\x1c", "\x1f", "\u00a0", "\u2028", "𝐀", "𝟙", "'", "\r"]
 TEXTS = st.lists(PIECES, max_size=8).map("".join)
@@ -87,6 +58,11 @@ def test_encode_unicode_and_whitespace(bpe):
 @pytest.mark.timeout(60)
 def test_decode(bpe):
     tok, case, facts = tokenizer_for(bpe, "public", "unicode")
+    with tokenizer_first(bpe, tok, facts, "decode"):
+        _decode_checks(bpe, tok, case, facts)
+
+
+def _decode_checks(bpe, tok, case, facts):
     for text, ids in case.texts:
         got = tok.decode(list(ids))
         assert got == text, (
@@ -116,14 +92,18 @@ def test_decode(bpe):
 def test_save_and_load_round_trip(bpe):
     tok, case, facts = tokenizer_for(bpe, "public", "specials")
     vocab_path, merges_path = bpe.kit.outpath("vocab.json"), bpe.kit.outpath("merges.txt")
-    tok.save(vocab_path, merges_path)
-    again = bpe.BPETokenizer.from_files(vocab_path, merges_path, list(case.special_tokens))
-    assert again.vocab == facts.vocab, "from_files(save(...)) must give back the same vocab (ids and bytes)"
-    assert again.merges == case.train.merges, "from_files(save(...)) must give back the same merges, in order"
+    with tokenizer_first(bpe, tok, facts, "save"):
+        tok.save(vocab_path, merges_path)
+        again = bpe.BPETokenizer.from_files(vocab_path, merges_path, list(case.special_tokens))
+        assert again.vocab == facts.vocab, (
+            "from_files(save(...)) must give back the same vocab (ids and bytes)"
+        )
+        assert again.merges == case.train.merges, (
+            "from_files(save(...)) must give back the same merges, in order"
+        )
     for text, expected in case.texts:
-        problem = explain_ids(facts, text, expected, check_ids(again.encode(text)))
-        if problem:
-            raise AssertionError("after save() and from_files():\n" + problem)
+        got = check_ids(again.encode(text))
+        check_encoded(bpe, again, facts, text, expected, got, intro="after save() and from_files():\n")
 
 
 @pytest.mark.timeout(60)
@@ -139,9 +119,10 @@ def test_load_gpt2_format_files(bpe, tmp_path):
     )
     facts = TokenizerFacts.of(expected_vocab)
     for text, expected in golden.parse_texts((folder / "texts.jsonl").read_text(encoding="utf-8")):
-        problem = explain_ids(facts, text, expected, check_ids(tok.encode(text)))
-        if problem:
-            raise AssertionError("after from_files() on GPT-2-format files:\n" + problem)
+        got = check_ids(tok.encode(text))
+        check_encoded(
+            bpe, tok, facts, text, expected, got, intro="after from_files() on GPT-2-format files:\n"
+        )
     # The same merges without the "#version" line: its first line is a merge like any other.
     lines = (folder / "merges.txt").read_text(encoding="utf-8").splitlines(keepends=True)
     bare = tmp_path / "merges.txt"
@@ -158,6 +139,11 @@ def test_load_gpt2_format_files(bpe, tmp_path):
 @pytest.mark.timeout(60)
 def test_saved_files_are_gpt2_format(bpe):
     tok, case, facts = tokenizer_for(bpe, "public", "basic")
+    with tokenizer_first(bpe, tok, facts, "save"):
+        _saved_files_checks(bpe, tok, case, facts)
+
+
+def _saved_files_checks(bpe, tok, case, facts):
     tok.save(bpe.kit.outpath("vocab.json"), bpe.kit.outpath("merges.txt"))
     try:
         raw_vocab = json.loads(bpe.kit.read_output("vocab.json").decode("utf-8"))
@@ -235,13 +221,23 @@ def _splits(text: str):
             yield [text[:i], text[i:j], text[j:]]
 
 
-def _iterable_problem(tok, chunks: list[str], expected: list[int]) -> str | None:
+def _chunked_problem(bpe, tok, facts, chunks: list[str], expected: list[int]) -> str | None:
+    """None when right. A fault before chunking is raised as its diagnosed cause; encode's own
+    wrong ids are named as encode's; only then is the chunking to blame."""
     got = check_ids(list(tok.encode_iterable(chunks)), "encode_iterable(...)")
     if got == expected:
         return None
+    problem = f"encode_iterable({chunks!r}) should give the ids of the joined text, {expected}, got {got}."
+    found = first_difference_in_tokenizer(bpe, tok, "".join(chunks), facts.special_tokens, facts.vocab)
+    if found:
+        raise diagnosed(found, problem, "encode_iterable")
+    if check_ids(tok.encode("".join(chunks))) == got:
+        return (
+            problem + "\nYour encode gives these same wrong ids for the joined text: the fault is in "
+            "encode, not in how encode_iterable handles the chunks (see the encode tests)."
+        )
     return (
-        f"encode_iterable({chunks!r}) should give the ids of the joined text, {expected}, got {got}.\n"
-        "Hint: a pre-token or a special token may be cut between two chunks; hold back the "
+        problem + "\nHint: a pre-token or a special token may be cut between two chunks; hold back the "
         "unfinished tail of a chunk (the last pre-token, and any start of a special token), finish "
         "it with the next chunk, and never encode the same text twice."
     )
@@ -254,7 +250,11 @@ def ids_of(texts, text):
 @pytest.mark.timeout(180)
 def test_encode_iterable_any_chunking(bpe):
     # Compared with the expected ids of the joined text (not with your own encode).
-    tok, case, _ = tokenizer_for(bpe, "public", "chunks")
+    tok, case, facts = tokenizer_for(bpe, "public", "chunks")
+
+    def _iterable_problem(tok, chunks, expected):  # the name the property below has always called
+        return _chunked_problem(bpe, tok, facts, chunks, expected)
+
     got = check_ids(list(tok.encode_iterable([])), "encode_iterable([])")
     assert got == [], f"encode_iterable([]) (no chunks at all) must yield nothing, got {got}"
     for text, expected in case.texts:
@@ -291,13 +291,17 @@ def test_encode_vocab_ids_not_in_merge_order(bpe):
     facts = TokenizerFacts.of(shuffled, case.special_tokens)
     for text, ids in case.texts:
         expected = [moved.get(i, i) for i in ids]
-        problem = explain_ids(facts, text, expected, check_ids(tok.encode(text)))
-        if problem:
-            raise AssertionError(
-                "with a vocab whose ids do not follow the merge order (the contract allows any ids):\n"
-                + problem
-                + "\nRank a pair by the position of its merge in `merges`, not by the new token's id."
-            )
+        got = check_ids(tok.encode(text))
+        check_encoded(
+            bpe,
+            tok,
+            facts,
+            text,
+            expected,
+            got,
+            intro="with a vocab whose ids do not follow the merge order (the contract allows any ids):\n",
+            outro="\nRank a pair by the position of its merge in `merges`, not by the new token's id.",
+        )
 
 
 @pytest.mark.timeout(120)
@@ -328,6 +332,7 @@ def test_decode_arbitrary_ids(bpe):
             f"decode({ids + [bad]}) must raise a ValueError naming {bad}; got: {error}"
         )
 
-    decodes_like_bytes()
-    if bpe.kit.contract != "cs336":  # CS336 states no error for an unknown id
-        rejects_unknown()
+    with tokenizer_first(bpe, tok, facts, "decode"):
+        decodes_like_bytes()
+        if bpe.kit.contract != "cs336":  # CS336 states no error for an unknown id
+            rejects_unknown()

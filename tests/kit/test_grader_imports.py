@@ -168,7 +168,7 @@ def test_the_condition_travels_as_data_not_as_a_message():
 def _scored(number: str, status: str, data: dict | None = None) -> Scored:
     entry = Entry(f"test_x.py::test_{number}", number, f"test {number}", number[0], 2, "visible")
     feedback = ModuleDoesNotImport(**data).verdict() if data else ""
-    return Scored(entry, status, 2 if status == "passed" else 0, feedback, "", 0.1, {}, data)
+    return Scored(entry, status, 2 if status == "passed" else 0, feedback, "", 0.1, {}, not_imported=data)
 
 
 def test_the_report_says_it_once_and_marks_each_test(tmp_path):

@@ -1,0 +1,184 @@
+"""Which stage of a submission first differs from the contract, on a test's own input.
+
+Ids or merges can go wrong at four stages, in this order: cutting out the special tokens
+(`split_on_special_tokens`), pre-tokenizing each piece (`pretokenize`), the vocab's layout (bytes
+0-255, then each special token once, then one id per merge), and only then merging. A hint about a
+later stage is wrong when an earlier stage already differs, so a failure names the EARLIEST stage
+that differs. `first_difference_*` return it as data (a `Finding`); `grader.checks.messages` words
+it, and its `cause` (the fault, not the test) travels with the failure (`Diagnosed`), so that one
+fault is named once across tests (grader/report.py: "same cause as 3.2").
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import regex
+
+from grader.checks.gpt2 import GPT2_PATTERN
+
+MAX_PIECES = 40  # a long corpus is diagnosed on its first pieces: enough to meet any systematic fault
+MAX_PIECE_CHARS = 4000
+CALL_WALL_S, CALL_CPU_S = 20.0, 5.0  # a diagnosis never costs a test its time: a stuck call ends it
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The first stage that differs. `stage` is the fault's key (the same fault, the same key, in
+    every test); `where` is the function to fix; `given`, `expected`, `got` show it on one input."""
+
+    stage: str  # "split_on_special_tokens" | "pretokenize" | "special_missing" | "special_twice" | "vocab_layout"
+    where: str
+    given: object
+    expected: object
+    got: object
+
+    def cause(self) -> dict:
+        return {"key": self.stage, "where": self.where}
+
+
+class Diagnosed(AssertionError):
+    """A failed check whose cause was diagnosed: `cause` is data, read by grader/suite/outcome.py."""
+
+    def __init__(self, message: str, cause: dict):
+        super().__init__(message)
+        self.cause = cause
+
+
+def reference_split(text: str, special_tokens) -> list[str]:
+    """The contract's split_on_special_tokens: literal, longest first, no empty pieces."""
+    specials = sorted(dict.fromkeys(special_tokens or []), key=len, reverse=True)
+    if not specials:
+        return [text] if text else []
+    pattern = "(" + "|".join(regex.escape(s) for s in specials) + ")"
+    return [piece for piece in regex.split(pattern, text) if piece]
+
+
+def reference_pretokenize(text: str) -> list[str]:
+    return regex.findall(GPT2_PATTERN, text)
+
+
+def _call(function, *args):
+    """The submission's answer, or None when it cannot give one (a stub, an error): such a stage is
+    not diagnosed here, its own test reports it. A call that does not end stops the diagnosis."""
+    from grader.errors import CallTimeout
+
+    try:
+        return function(*args)
+    except CallTimeout:
+        raise
+    except Exception:
+        return None
+
+
+@contextlib.contextmanager
+def _bounded(bpe):
+    from grader.errors import CallTimeout
+
+    try:
+        with bpe.kit.timeout(CALL_WALL_S, cpu=CALL_CPU_S):
+            yield
+    except CallTimeout:
+        pass
+
+
+def _smallest_pretokenize_difference(bpe, piece: str, expected: list[str], got) -> Finding:
+    """Narrow a long piece to the few pre-tokens around the first difference, when that still differs."""
+    got_list = got if isinstance(got, list) else []
+    k = next(
+        (i for i, (e, g) in enumerate(zip(expected, got_list)) if e != g), min(len(expected), len(got_list))
+    )
+    for width in (1, 2, 3, 5):
+        window = "".join(expected[max(0, k - width + 1) : k + width])
+        if window and window != piece:
+            small_expected = reference_pretokenize(window)
+            small_got = _call(bpe.pretokenize, window)
+            if small_got is not None and small_got != small_expected:
+                return Finding("pretokenize", "pretokenize", window, small_expected, small_got)
+    return Finding("pretokenize", "pretokenize", piece, expected, got)
+
+
+def first_difference_in_pieces(bpe, text: str, special_tokens) -> Finding | None:
+    """Does the submission's split_on_special_tokens, then its pretokenize, agree with the contract
+    on `text`? None when both agree (or cannot be asked: the CS336 contract has neither function)."""
+    if getattr(bpe.kit, "contract", "kit") == "cs336":
+        return None
+    found = None
+    with _bounded(bpe):
+        found = _pieces(bpe, text, special_tokens)
+    return found
+
+
+def _pieces(bpe, text: str, special_tokens) -> Finding | None:
+    specials = list(dict.fromkeys(special_tokens or []))
+    expected = reference_split(text, specials)
+    if specials:
+        got = _call(bpe.split_on_special_tokens, text, specials)
+        if got is not None and got != expected:
+            return Finding(
+                "split_on_special_tokens", "split_on_special_tokens", (text, specials), expected, got
+            )
+    plain = [p for p in expected if p not in specials][:MAX_PIECES]
+    for piece in plain:
+        piece = piece[:MAX_PIECE_CHARS]
+        want = reference_pretokenize(piece)
+        got = _call(bpe.pretokenize, piece)
+        if got is not None and got != want:
+            return _smallest_pretokenize_difference(bpe, piece, want, got)
+    return None
+
+
+def first_difference_in_specials(expected: dict, got, special_tokens, where: str) -> Finding | None:
+    """Each special token in the vocab once: never missing, never twice."""
+    if not isinstance(got, dict):
+        return None
+    for special in dict.fromkeys(special_tokens or []):
+        raw = special.encode("utf-8")
+        ids = sorted(i for i, token in got.items() if token == raw)
+        if not ids:
+            want = min((i for i, t in expected.items() if t == raw), default=None)
+            return Finding("special_missing", where, special, want, None)
+        if len(ids) > 1:
+            return Finding("special_twice", where, special, ids[:1], ids)
+    return None
+
+
+def first_difference_in_vocab(expected: dict, got, special_tokens, where: str) -> Finding | None:
+    """The vocab's layout: each special token once, then every id as expected."""
+    found = first_difference_in_specials(expected, got, special_tokens, where)
+    if found or not isinstance(got, dict):
+        return found
+    if got != expected:
+        wrong = sorted(
+            (i for i in set(expected) | set(got) if expected.get(i) != got.get(i)),
+            key=lambda i: (not isinstance(i, int), i if isinstance(i, int) else 0, repr(i)),
+        )
+        first = wrong[0]
+        return Finding("vocab_layout", where, first, expected.get(first), got.get(first))
+    return None
+
+
+def first_difference_in_tokenizer(
+    bpe, tok, text: str, special_tokens, expected_vocab: dict
+) -> Finding | None:
+    """The stages before merging, for `tok.encode(text)`: the pieces, then the tokenizer's vocab."""
+    found = first_difference_in_pieces(bpe, text, special_tokens)
+    return found or first_difference_in_tokenizer_vocab(bpe, tok, special_tokens, expected_vocab)
+
+
+def first_difference_in_tokenizer_vocab(bpe, tok, special_tokens, expected_vocab: dict) -> Finding | None:
+    """The vocab `tok` holds against the expected one. The CS336 contract allows any ids for the
+    special tokens it appends: there, only their presence (once each) is checked."""
+    vocab = vocab_of(bpe, tok)
+    if getattr(bpe.kit, "contract", "kit") == "cs336":
+        return first_difference_in_specials(expected_vocab, vocab, special_tokens, "BPETokenizer.__init__")
+    return first_difference_in_vocab(expected_vocab, vocab, special_tokens, "BPETokenizer.__init__")
+
+
+def vocab_of(bpe, tok):
+    """The tokenizer's vocab, or None when it cannot be read."""
+    vocab = None
+    with _bounded(bpe):
+        vocab = _call(lambda: tok.vocab)
+    return vocab
