@@ -28,7 +28,12 @@ from ..paths import KIT_ROOT
 from . import student_python
 
 SANDBOX_DIR = Path(__file__).resolve().parent
-WORKER_RUNTIME = ("_linux.py", "wire.py", "worker.py")  # all the worker imports of the grader's
+WORKER_RUNTIME = (
+    "_linux.py",
+    "diagnose.py",
+    "wire.py",
+    "worker.py",
+)  # all the worker imports of the grader's
 VIEW_ROOT = "/tmp/bpe-kit"
 NOBODY = 65534
 SUBMISSION_MAX_BYTES = 20 * 1024 * 1024

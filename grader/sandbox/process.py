@@ -20,6 +20,7 @@ import time
 from ..errors import BadReply, CallTimeout, CpuLimitExceeded, WorkerCrashed
 from . import _linux, procstats, wire
 from .box import Sandbox
+from .diagnose import signal_words
 
 OUTPUT_CAP = 64 * 1024
 STARTUP_SECONDS = 30.0
@@ -32,15 +33,7 @@ def describe_exit(status: int | None) -> str:
     if status is None:
         return "it stopped answering"
     if status < 0:
-        sig = -status
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
-        hint = {
-            "SIGKILL": " (killed: usually the memory limit, or the CPU time limit)",
-            "SIGXCPU": " (the CPU time limit)",
-            "SIGXFSZ": " (it wrote a file larger than the limit)",
-            "SIGSEGV": " (a crash inside Python or an extension)",
-        }.get(name, "")
-        return f"it was killed by {name}{hint}"
+        return f"it was killed by {signal_words(-status)}"
     return f"it exited with status {status} (is there an os._exit or sys.exit in your code?)"
 
 
@@ -122,7 +115,11 @@ class WorkerProcess:
         return self._read_message(deadline)
 
     def _read_message(self, deadline: float, startup: bool = False) -> dict:
+        """The next line, read under the deadline. Both caps of `wire.loads` (size, containers) are
+        enforced as the bytes arrive: a reply that breaks one is refused at the first chunk that
+        does, and the worker is killed, rather than after reading (and parsing) all of it."""
         scanned = 0  # bytes of _buf known to hold no newline (keeps reading a big reply linear)
+        containers = self._buf.count(b"[") + self._buf.count(b"{")
         while True:
             nl = self._buf.find(b"\n", scanned)
             scanned = len(self._buf)
@@ -140,6 +137,12 @@ class WorkerProcess:
                     f"the reply is larger than {wire.MAX_LINE // 2**20} MiB; "
                     "is your code returning something enormous?"
                 )
+            if containers > wire.MAX_CONTAINERS:
+                self.kill()
+                raise BadReply(
+                    f"the reply holds more than {wire.MAX_CONTAINERS:,} lists, tuples and dicts; "
+                    "is your code returning something enormous?"
+                )
             self._wait(deadline, startup=startup)
             try:
                 chunk = os.read(self._rep_r, 1 << 20)
@@ -148,6 +151,7 @@ class WorkerProcess:
             if not chunk:
                 raise self._died()
             self._buf += chunk
+            containers += chunk.count(b"[") + chunk.count(b"{")
 
     def _wait(self, deadline: float, write: bool = False, startup: bool = False) -> None:
         """Block until our pipe is ready, draining the worker's output meanwhile; enforce the

@@ -24,6 +24,7 @@ from typing import Any
 from ..errors import BadReply, CallTimeout, CpuLimitExceeded, GradingAbort, WorkerCrashed
 from . import procstats, wire
 from .box import Limits, Options, Sandbox
+from .diagnose import child_failure, describe_call, describe_value
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 from .process import WorkerProcess
 from .procstats import PeakMeter
@@ -42,6 +43,14 @@ __all__ = [
 
 DEFAULT_CALL_TIMEOUT = 60.0
 ITER_BATCH = 4096
+# An iterator from the submission (encode_iterable's generator) is pulled until it ends or has given
+# more items than its call's input could honestly give: a token covers at least one byte, so no
+# encoder yields more ids than its input has bytes. The margin is wide; the cap bounds an iterator
+# made from no text at all. Either way an endless generator is stopped in seconds, not at the
+# test's time limit with millions of ids piled up in the grader.
+ITER_MARGIN = 2
+ITER_SLACK = 10_000
+ITER_CAP = 20_000_000
 
 
 # ------------------------------------------------------------------------------------ exceptions
@@ -54,6 +63,7 @@ class RemoteError(Exception):
         super().__init__(message)
         self.remote_message = message
         self.student_traceback = student_traceback
+        self.child_failure: str | None = None  # how a child process it started failed, if one did
 
     def __str__(self) -> str:
         return self.remote_message
@@ -63,6 +73,8 @@ class RemoteError(Exception):
         text = self.remote_type + (f": {self.remote_message}" if self.remote_message else "")
         if isinstance(self, MemoryError):
             text += f" (your code hit the memory limit of {Limits().memory_bytes // 2**30} GiB)"
+        if self.child_failure and self.child_failure not in text:
+            text += f"\n(Meanwhile {self.child_failure}.)"
         if self.student_traceback:
             text += "\nRaised at (your code, most recent call last):\n" + self.student_traceback
         return text
@@ -178,13 +190,16 @@ class Session:
             self.worker = None
 
     # -- one exchange ----------------------------------------------------------------------------
-    def request(self, op: str, *, on_batch=None, meter=False, **fields) -> Any:
+    def request(self, op: str, *, on_batch=None, meter=False, what: str | None = None, **fields) -> Any:
+        """One exchange. `what` names the call (`describe_call`) for the words of a timeout."""
         worker = self.current()
         self._ids += 1
         message = {"id": self._ids, "op": op, **fields}
-        deadline = time.monotonic() + self.call_timeout
+        start = time.monotonic()
+        deadline = start + self.call_timeout
         if self.test_deadline is not None and not self._explicit_timeout:
             deadline = min(deadline, self.test_deadline)
+        output_mark = len(worker.output)
         cpu0, wall0 = worker.cpu_seconds(), time.perf_counter()
         worker.cpu_cap = None if self.cpu_limit is None else cpu0 + self.cpu_limit
         sampler = _RssSampler(worker.pid) if meter else None
@@ -196,9 +211,13 @@ class Session:
                     on_batch(self._decode(reply["batch"], worker))
                     continue
                 break
-        except GradingAbort:
+        except GradingAbort as exc:
+            worker.drain_output()
+            child = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
             self.retire()
-            raise
+            raise self._explain(
+                exc, what or f"the call into your code ({op})", deadline - start, child
+            ) from None
         finally:
             worker.cpu_cap = None
             if sampler is not None:
@@ -216,6 +235,8 @@ class Session:
             if type(info) is not dict:
                 raise BadReply("the worker sent a malformed error")
             exc = rebuild_exception(info)
+            worker.drain_output()
+            exc.child_failure = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
             if issubclass(type(exc), MemoryError):  # the process may be unusable after this
                 self.retire()
             raise exc
@@ -230,6 +251,24 @@ class Session:
             raise WorkerCrashed(f"your code raised {reason}, which ends the process running it")
         self.retire()
         raise BadReply("the worker sent a reply of unknown kind")
+
+    def _explain(self, exc: GradingAbort, what: str, seconds: float, child: str | None) -> GradingAbort:
+        """The same failure, in words that name the call, its input and its limit, and say how a
+        child process it started failed (when one did): never a bare "did not answer"."""
+        if isinstance(exc, CpuLimitExceeded):
+            text = f"{what} used up its {self.cpu_limit or 0:.1f} s of CPU time and was stopped"
+        elif isinstance(exc, CallTimeout):
+            text = (
+                f"{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time "
+                "(an endless loop, or far too slow?)"
+            )
+        else:
+            text = str(exc) if str(exc).startswith(what) else f"{what}: {exc}"
+        if child:
+            text += f".\nThe likely cause: {child}."
+        new = type(exc)(text)
+        new.child_failure = child
+        return new
 
     def _decode(self, raw, worker: WorkerProcess):
         def handle(ref, cls_name):
@@ -294,6 +333,26 @@ class _RssSampler:
 
 
 # ------------------------------------------------------------------------------------ proxies
+def input_bytes(encoded) -> int:
+    """UTF-8 bytes of all the text in a call's (encoded) arguments, iterator chunks included."""
+    if type(encoded) is str:
+        return len(encoded.encode("utf-8", "surrogatepass"))
+    if type(encoded) is list:
+        return sum(input_bytes(v) for v in encoded)
+    if type(encoded) is dict:
+        return sum(input_bytes(v) for v in encoded.values())
+    return 0
+
+
+def item_bound(n_bytes: int) -> int:
+    """How many items an iterator made from `n_bytes` of text may yield (see ITER_MARGIN)."""
+    return min(ITER_CAP, ITER_MARGIN * n_bytes + ITER_SLACK)
+
+
+class EndlessIterator(BadReply):
+    """An iterator from the submission gave more items than its input allows (see ITER_MARGIN)."""
+
+
 class RemoteCallable:
     """A function, class or method living in the worker; calling it is one request."""
 
@@ -305,13 +364,15 @@ class RemoteCallable:
         target = self._target._ref if isinstance(self._target, RemoteHandle) else 0
         if isinstance(self._target, RemoteHandle):
             self._target._check(s)
+        encoded_args, encoded_kwargs = s.encode_args(list(args)), s.encode_args(dict(kwargs))
+        owner = f"{self._target._cls}." if isinstance(self._target, RemoteHandle) else ""
+        what = describe_call(owner + ".".join(self._path), args, kwargs, encoded_args, encoded_kwargs)
         result = s.request(
-            "call",
-            target=target,
-            path=list(self._path),
-            args=s.encode_args(list(args)),
-            kwargs=s.encode_args(dict(kwargs)),
+            "call", target=target, path=list(self._path), args=encoded_args, kwargs=encoded_kwargs, what=what
         )
+        if isinstance(result, RemoteHandle):
+            object.__setattr__(result, "_what", what)
+            object.__setattr__(result, "_bound", item_bound(input_bytes([encoded_args, encoded_kwargs])))
         return result
 
     def __getattr__(self, name: str) -> RemoteCallable:
@@ -325,7 +386,7 @@ class RemoteCallable:
 
 def _attribute(session: Session, target, name: str):
     ref = target._ref if isinstance(target, RemoteHandle) else 0
-    value = session.request("getattr", target=ref, name=name)
+    value = session.request("getattr", target=ref, name=name, what=f"reading bpe attribute {name!r}")
     if isinstance(value, _CallableMarker):
         return RemoteCallable(session, target, (name,))
     return value
@@ -346,6 +407,9 @@ class RemoteHandle:
         object.__setattr__(self, "_cls", cls)
         object.__setattr__(self, "_pending", [])
         object.__setattr__(self, "_done", False)
+        object.__setattr__(self, "_pulled", 0)
+        object.__setattr__(self, "_bound", ITER_CAP)  # narrowed by the call that made it
+        object.__setattr__(self, "_what", f"the {cls} your code returned")
 
     def _check(self, session: Session) -> None:
         if session is not self._session or session.worker is not self._worker:
@@ -372,7 +436,16 @@ class RemoteHandle:
             if self._done:
                 raise StopIteration
             self._check(self._session)
-            items, done = self._session.request("next", target=self._ref, n=ITER_BATCH)
+            if self._pulled >= self._bound:
+                self._session.retire()
+                raise EndlessIterator(
+                    f"{self._what} yielded more than {self._bound:,} items without ending "
+                    "(more than its input could give): is it an endless generator?"
+                )
+            items, done = self._session.request(
+                "next", target=self._ref, n=ITER_BATCH, what=f"pulling items from {self._what}"
+            )
+            object.__setattr__(self, "_pulled", self._pulled + len(items))
             self._pending.extend(reversed(items))
             object.__setattr__(self, "_done", done)
             if not self._pending:
@@ -412,14 +485,22 @@ class RemoteKit:
             raise TypeError("encode_file_streaming needs a tokenizer made through the bpe fixture")
         tok._check(s)
         ids: list[int] = []
+        what = f"{tok._cls}.encode_iterable({describe_value(Path(path))}, read {int(chunk_chars):,} chars at a time)"
+        bound = item_bound(Path(path).stat().st_size)
 
         def on_batch(batch):
             if type(batch) is not list or any(type(i) is not int for i in batch):
                 raise BadReply("encode_iterable must yield ints")
             ids.extend(batch)
+            if len(ids) > bound:
+                raise EndlessIterator(
+                    f"{what} yielded more than {bound:,} ids without ending (more than the file "
+                    "could give): is it an endless generator?"
+                )
 
         _count, growth = s.request(
             "stream",
+            what=what,
             target=tok._ref,
             path=s.sandbox.copy_input(Path(path)),
             chunk=int(chunk_chars),

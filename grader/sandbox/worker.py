@@ -17,6 +17,7 @@ import traceback
 
 from . import _linux, wire
 from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
+from .diagnose import child_note
 
 BATCH = 8192
 
@@ -212,6 +213,40 @@ def expose_submission(config: dict) -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join([config["submission"], *lib])
 
 
+def watch_children() -> None:
+    """Say on stderr when a multiprocessing child of the submission is found killed by a signal
+    that its parent did not send (a pool worker SIGKILLed): a `multiprocessing.Pool` then waits for
+    ever for the lost task, and this line is all the trusted side can show of the cause
+    (diagnose.child_failure). A child ended by `terminate()`/`kill()` (a pool closing) is not news."""
+    import multiprocessing.process as mp
+
+    exitcode, terminate, kill = mp.BaseProcess.exitcode, mp.BaseProcess.terminate, mp.BaseProcess.kill
+    noted: set[int] = set()
+
+    def watched_exitcode(self):
+        code = exitcode.fget(self)
+        if code is not None and code < 0 and not getattr(self, "_kit_ended", False):
+            pid = self.pid or 0
+            if pid not in noted:
+                noted.add(pid)
+                try:
+                    os.write(2, child_note(pid, -code).encode())
+                except OSError:
+                    pass
+        return code
+
+    def ended_by_parent(method):
+        def end(self):
+            self._kit_ended = True
+            return method(self)
+
+        return end
+
+    mp.BaseProcess.exitcode = property(watched_exitcode)
+    mp.BaseProcess.terminate = ended_by_parent(terminate)
+    mp.BaseProcess.kill = ended_by_parent(kill)
+
+
 def _safe_str(exc: BaseException) -> str:
     try:
         return str(exc)
@@ -240,6 +275,7 @@ def main(argv: list[str]) -> None:
         if config.get("python"):
             become(config)  # does not return: the student's interpreter runs main() again
     expose_submission(config)
+    watch_children()
     rfile = os.fdopen(config["fds"][0], "rb")
     wfile = os.fdopen(config["fds"][1], "wb")
     Worker(config, rfile, wfile).serve()
