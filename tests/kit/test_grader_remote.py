@@ -67,6 +67,20 @@ class Slurper(CharBPE):
 def slurper():
     return Slurper(["a"], [])
 
+class Endless(CharBPE):
+    def encode_iterable(self, chunks):
+        while True:
+            yield 0
+
+def endless():
+    return Endless(["a"], [])
+
+def many_ids():
+    return [7] * 12_000_000
+
+def many_lists():
+    return [[] for _ in range(1_200_000)]
+
 def symlink_out(scratch_name):
     os.symlink("/etc/hostname", scratch_name)
 
@@ -188,6 +202,27 @@ def test_streaming_memory_detects_reading_everything_at_once(bpe, tmp_path):
     assert sum(lazy.ids) == sum(greedy.ids) == 40 * 1024 * 1024
     assert lazy.peak_growth_bytes < 10 * 1024 * 1024
     assert greedy.peak_growth_bytes > 35 * 1024 * 1024
+
+
+def test_an_endless_generator_is_stopped_at_a_bound_on_its_inputs_bytes(bpe, tmp_path):
+    tok = bpe.endless()
+    with pytest.raises(remote.EndlessIterator, match=r"more than 10,010 items .* endless generator"):
+        list(tok.encode_iterable(["ab", "cde"]))  # 5 bytes: 2 x 5 + 10,000 ids at most
+    path = tmp_path / "small.txt"
+    path.write_text("x" * 1000)
+    with pytest.raises(
+        remote.EndlessIterator, match=r"encode_iterable\(a file of 1,000 bytes.*more than 12,000 ids"
+    ):
+        bpe.kit.encode_file_streaming(bpe.endless(), path)
+    assert bpe.merge([1, 2], (1, 2), 3) == [3]
+
+
+def test_an_enormous_reply_is_refused_by_its_size_and_the_next_call_is_served(bpe):
+    with pytest.raises(remote.BadReply, match="12,000,000 items is larger than the 16 MiB reply limit"):
+        bpe.many_ids()
+    with pytest.raises(remote.BadReply, match="more than 1,000,000 lists"):
+        bpe.many_lists()  # 3 bytes each: under the size cap, over the container cap
+    assert bpe.merge([1, 2], (1, 2), 3) == [3]
 
 
 def test_handles_die_with_their_worker(bpe):
