@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import BadReply, CallTimeout, CpuLimitExceeded, GradingAbort, WorkerCrashed
 from . import procstats, wire
 from .box import Limits, Options, Sandbox
-from .diagnose import child_failure, describe_call, describe_value
+from .diagnose import BUSY, child_failure, describe_call, describe_value, stall_kind, stall_words
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 from .process import WorkerProcess
 from .procstats import PeakMeter
@@ -129,6 +129,11 @@ class Session:
         self.test_deadline: float | None = None  # set per test by the plugin: the test's own budget
         self._explicit_timeout = False  # inside `bpe.kit.timeout(...)`
         self.cpu_limit: float | None = None  # CPU seconds a call may use, inside `bpe.kit.timeout(..., cpu=)`
+        # Set per test by the plugin (grader/calibration.PerTestLimits): the CPU seconds all of the
+        # test's calls may use together, outside `bpe.kit.timeout`; and what they have used so far.
+        self.test_cpu_limit: float | None = None
+        self.test_cpu_basis = ""
+        self.test_cpu_used = 0.0
         self.last_call = CallStats(0.0, 0.0)
         self._ids = 0
         self.finished_output = ""
@@ -202,7 +207,11 @@ class Session:
         output_mark = len(worker.output)
         cpu0, wall0 = worker.cpu_seconds(), time.perf_counter()
         worker.cpu_cap = None if self.cpu_limit is None else cpu0 + self.cpu_limit
+        test_capped = self.test_cpu_limit is not None and not self._explicit_timeout
+        if test_capped:
+            worker.cpu_cap = cpu0 + max(0.0, self.test_cpu_limit - self.test_cpu_used)
         sampler = _RssSampler(worker.pid) if meter else None
+        worker.begin_call()
         try:
             worker.send(message, deadline)
             while True:
@@ -214,16 +223,18 @@ class Session:
         except GradingAbort as exc:
             worker.drain_output()
             child = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
+            samples = list(worker.cpu_samples)
             self.retire()
-            raise self._explain(
-                exc, what or f"the call into your code ({op})", deadline - start, child
-            ) from None
+            what = what or f"the call into your code ({op})"
+            raise self._explain(exc, what, deadline - start, child, test_capped, samples) from None
         finally:
             worker.cpu_cap = None
             if sampler is not None:
                 sampler.stop()
             if self.worker is worker:
                 self.last_call = CallStats(time.perf_counter() - wall0, max(0.0, worker.cpu_seconds() - cpu0))
+                if not self._explicit_timeout:
+                    self.test_cpu_used += self.last_call.cpu_s
         if reply.get("id") != self._ids:
             self.retire()
             raise BadReply("the worker answered a different question")
@@ -252,22 +263,40 @@ class Session:
         self.retire()
         raise BadReply("the worker sent a reply of unknown kind")
 
-    def _explain(self, exc: GradingAbort, what: str, seconds: float, child: str | None) -> GradingAbort:
+    def _explain(
+        self,
+        exc: GradingAbort,
+        what: str,
+        seconds: float,
+        child: str | None,
+        test_capped: bool = False,
+        samples: list[tuple[float, float]] = (),
+    ) -> GradingAbort:
         """The same failure, in words that name the call, its input and its limit, and say how a
         child process it started failed (when one did): never a bare "did not answer"."""
-        if isinstance(exc, CpuLimitExceeded):
+        if isinstance(exc, CpuLimitExceeded) and test_capped:
+            text = (
+                f"{what} did not answer in time: stopped when this test had used its limit of "
+                f"{self.test_cpu_limit:.1f} s of CPU time ({self.test_cpu_basis}); an endless loop, "
+                "or far too slow?"
+            )
+        elif isinstance(exc, CpuLimitExceeded):
             text = f"{what} used up its {self.cpu_limit or 0:.1f} s of CPU time and was stopped"
         elif isinstance(exc, CallTimeout):
-            text = (
-                f"{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time "
-                "(an endless loop, or far too slow?)"
-            )
+            text = f"{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time"
+            kind = stall_kind(list(samples))
+            if kind == BUSY:
+                text += " (an endless loop, or far too slow?)"
+            else:
+                wall_s, cpu_s = samples[-1]
+                text += ". " + stall_words(kind, wall_s, cpu_s)
         else:
             text = str(exc) if str(exc).startswith(what) else f"{what}: {exc}"
         if child:
-            text += f".\nThe likely cause: {child}."
+            text += f"\nThe likely cause: {child}."
         new = type(exc)(text)
         new.child_failure = child
+        new.samples = list(samples)
         return new
 
     def _decode(self, raw, worker: WorkerProcess):
