@@ -99,3 +99,50 @@ def describe_call(name: str, args, kwargs, encoded_args=None, encoded_kwargs=Non
     parts = [describe_value(a, e) for a, e in zip(args, enc_args, strict=False)]
     parts += [f"{k}={describe_value(v, enc_kwargs.get(k))}" for k, v in kwargs.items()]
     return f"{name}({', '.join(parts)})"
+
+
+# ------------------------------------------------------------------------------------ a stall
+WAITING = "waiting"  # its CPU time did not move: a sleep, a lock, a child that never answers
+OVERLOADED = "overloaded"  # it worked all along, but got a small share of a saturated machine
+BUSY = "busy"  # it used the CPU all along: an endless loop, or far too slow
+# A call "works steadily" when, over the last half of its wall time, it got at least this share of
+# one core; "waits" when its CPU time moved by less than STILL_SHARE of the wall time there.
+STEADY_SHARE = 0.05
+STILL_SHARE = 0.01
+OVERLOAD_RATIO = 0.5  # CPU below half the wall time, while steady: the machine, not the code
+
+
+def stall_kind(samples: list[tuple[float, float]]) -> str:
+    """Why a call ran long, from (wall seconds, CPU seconds) samples taken since it started
+    (`WorkerProcess.cpu_samples`): WAITING when its CPU time stood still over the last half of
+    the wall time, OVERLOADED when it advanced steadily but far slower than the wall clock (the
+    machine is saturated: the grade uses CPU time, and this is no fault of the code), else BUSY."""
+    if len(samples) < 2:
+        return BUSY
+    wall_end, cpu_end = samples[-1]
+    half = [s for s in samples if s[0] <= wall_end / 2] or samples[:1]
+    wall_mid, cpu_mid = half[-1]
+    tail_wall, tail_cpu = wall_end - wall_mid, cpu_end - cpu_mid
+    if tail_wall <= 0:
+        return BUSY
+    if tail_cpu < STILL_SHARE * tail_wall:
+        return WAITING
+    if tail_cpu >= STEADY_SHARE * tail_wall and cpu_end < OVERLOAD_RATIO * wall_end:
+        return OVERLOADED
+    return BUSY if tail_cpu >= STEADY_SHARE * tail_wall else WAITING
+
+
+def stall_words(kind: str, wall_s: float, cpu_s: float) -> str:
+    """One sentence on why a call that ran out of wall-clock time ran long."""
+    if kind == OVERLOADED:
+        return (
+            f"It was working all along, but got only {cpu_s:.1f} s of CPU time in {wall_s:.1f} s: the "
+            "machine is overloaded. Grades use CPU time, so this says nothing against your code; "
+            "grade again when the machine is quieter."
+        )
+    if kind == WAITING:
+        return (
+            f"Its CPU time stood still ({cpu_s:.1f} s in {wall_s:.1f} s): is it waiting on something "
+            "(a sleep, a lock, a child process)?"
+        )
+    return "An endless loop, or far too slow?"

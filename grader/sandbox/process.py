@@ -25,6 +25,8 @@ from .diagnose import signal_words
 OUTPUT_CAP = 64 * 1024
 STARTUP_SECONDS = 30.0
 CPU_POLL_S = 0.05  # how often a CPU-capped call's CPU time is read (so, about how late it is stopped)
+SAMPLE_S = 0.5  # how often a pending call's CPU time is recorded (cpu_samples)
+MAX_SAMPLES = 2000
 _LIVE: set[int] = set()  # pids of the workers this process started and has not ended yet
 
 
@@ -75,6 +77,10 @@ class WorkerProcess:
         # pending call is stopped. CPU time, unlike wall time, barely moves with the machine's
         # load, so a run stopped here is stopped on every machine, at the same point of its work.
         self.cpu_cap: float | None = None
+        # (seconds since the call began, worker-tree CPU seconds) about every SAMPLE_S while a call
+        # is pending: how its CPU time moved, for `diagnose.stall_kind` when it runs out of time.
+        self.cpu_samples: list[tuple[float, float]] = []
+        self._call_start = (0.0, 0.0)
 
     # -- startup -----------------------------------------------------------------------------
     def wait_ready(self) -> None:
@@ -99,6 +105,21 @@ class WorkerProcess:
         return int(children[0]) if children else self.popen.pid
 
     # -- talking ------------------------------------------------------------------------------
+    def begin_call(self) -> None:
+        """A call starts now: its CPU samples start afresh."""
+        now = time.monotonic()
+        self._call_start = (now, self.cpu_seconds())
+        self.cpu_samples = [(0.0, 0.0)]
+        self._next_sample = now + SAMPLE_S
+
+    def _sample(self, now: float, cpu: float | None = None) -> float:
+        t0, c0 = self._call_start
+        cpu = self.cpu_seconds() if cpu is None else cpu
+        if len(self.cpu_samples) < MAX_SAMPLES:
+            self.cpu_samples.append((now - t0, max(0.0, cpu - c0)))
+        self._next_sample = now + SAMPLE_S
+        return cpu
+
     def send(self, message, deadline: float) -> None:
         data = memoryview(wire.dumps(message))
         while data:
@@ -160,8 +181,13 @@ class WorkerProcess:
         capped = self.cpu_cap is not None and not startup
         next_poll = time.monotonic() + CPU_POLL_S
         while True:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
+            if not startup and now >= getattr(self, "_next_sample", float("inf")):
+                self._sample(now)
             if remaining <= 0:
+                if not startup:
+                    self._sample(now)  # the last figures before the worker (and its /proc) is gone
                 self.kill()
                 what = "start" if startup else "answer"
                 raise CallTimeout(
@@ -170,7 +196,7 @@ class WorkerProcess:
             rlist = [self._out_r] + ([] if write else [fd])
             wlist = [fd] if write else []
             try:
-                r, w, _ = select.select(rlist, wlist, [], min(remaining, CPU_POLL_S if capped else 1.0))
+                r, w, _ = select.select(rlist, wlist, [], min(remaining, CPU_POLL_S if capped else SAMPLE_S))
             except InterruptedError:
                 continue
             if self._out_r in r:

@@ -14,7 +14,16 @@ import pytest
 from grader_toys import by_name, write_submission, write_suite
 from sandboxed import grade_sandboxed
 
-from grader.sandbox.diagnose import child_failure, child_note, describe_call
+from grader.sandbox.diagnose import (
+    BUSY,
+    OVERLOADED,
+    WAITING,
+    child_failure,
+    child_note,
+    describe_call,
+    stall_kind,
+    stall_words,
+)
 
 CHILDREN = """
 import multiprocessing as mp
@@ -154,3 +163,18 @@ def test_describe_call_shows_short_values_and_sizes_long_ones(tmp_path):
     assert describe_call("BPETokenizer.encode_iterable", [iter([])], {}, [chunks]) == (
         "BPETokenizer.encode_iterable(an iterator of 2 chunks, 5 chars in all)"
     )
+
+
+def test_stall_kind_tells_waiting_from_an_overloaded_machine_from_busy():
+    """Figures (wall s, CPU s) as `WorkerProcess.cpu_samples` records them, every 0.5 s."""
+    steps = [i * 0.5 for i in range(21)]  # 10 s of wall time
+    waiting = [(t, min(t, 1.0) * 0.9) for t in steps]  # worked 1 s, then its CPU stood still
+    overloaded = [(t, 0.15 * t) for t in steps]  # a steady 15% of a core: a saturated machine
+    busy = [(t, 0.95 * t) for t in steps]  # a whole core all along
+    assert stall_kind(waiting) == WAITING
+    assert stall_kind(overloaded) == OVERLOADED
+    assert stall_kind(busy) == BUSY
+    assert stall_kind([(t, 0.0) for t in steps]) == WAITING  # a sleep from the start
+    assert stall_kind([(0.0, 0.0)]) == BUSY  # too few figures to accuse it of waiting
+    assert "machine is overloaded" in stall_words(OVERLOADED, 10.0, 1.5)
+    assert "waiting on something" in stall_words(WAITING, 10.0, 0.9)

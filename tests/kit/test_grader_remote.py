@@ -10,6 +10,7 @@ import time
 import pytest
 from grader_toys import HONEST, write_submission
 
+from grader.checks import speed
 from grader.paths import KIT_ROOT
 from grader.sandbox import remote
 from grader.sandbox.box import namespaces_available
@@ -259,6 +260,63 @@ def test_a_cpu_cap_lets_a_call_within_it_finish_and_leaves_the_next_calls_alone(
         with pytest.raises(remote.CallTimeout) as info:
             bpe.nap(30)  # a call that waits uses no CPU: the wall limit ends it
     assert not isinstance(info.value, remote.CpuLimitExceeded)
+
+
+def test_a_tests_cpu_limit_is_shared_by_its_calls_and_stops_a_loop(bpe):
+    """The plugin sets each test's limit (calibration.PerTestLimits); calls inside `bpe.kit.timeout`
+    have their own limits and do not count."""
+    s = bpe.kit._session
+    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 1.0, "a test limit", 0.0
+    try:
+        bpe.spin(0.3)
+        with bpe.kit.timeout(30, cpu=5):
+            bpe.spin(0.8)
+        bpe.spin(0.3)
+        assert 0.6 <= s.test_cpu_used < 1.0
+        with pytest.raises(
+            remote.CpuLimitExceeded,
+            match=r"spin\(60\) did not answer in time: stopped when this test had used its limit of 1.0 s of CPU time \(a test limit\)",
+        ):
+            bpe.spin(60)
+    finally:
+        s.test_cpu_limit = None
+    bpe.spin(1.2)  # no limit outside a test
+
+
+def _busy_loop():
+    while True:
+        pass
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
+def test_a_call_slowed_by_a_saturated_machine_is_told_so_not_that_it_waits(bpe):
+    """The worker and 3 busy loops share ONE cpu, so the worker gets a fraction of a core on any
+    machine: a call that works steadily runs out of wall time while its CPU time keeps moving."""
+    import multiprocessing
+
+    cpu = min(os.sched_getaffinity(0))
+    worker = bpe.kit._session.current()
+    os.sched_setaffinity(worker.pid, {cpu})
+    hogs = [multiprocessing.get_context("fork").Process(target=_busy_loop, daemon=True) for _ in range(3)]
+    for hog in hogs:
+        hog.start()
+        os.sched_setaffinity(hog.pid, {cpu})
+    try:
+        with bpe.kit.timeout(2.5):
+            with pytest.raises(remote.CallTimeout) as info:
+                bpe.spin(60)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.join()
+    text = str(info.value)
+    assert "spin(60) did not answer in time" in text and "the machine is overloaded" in text, text
+    assert "Grades use CPU time" in text and "waiting on something" not in text
+    assert speed.why_it_ran_long(info.value.samples).startswith("It was working all along")
+    with bpe.kit.timeout(1.5):
+        with pytest.raises(remote.CallTimeout) as info:
+            bpe.nap(30)
+    assert "Its CPU time stood still" in str(info.value) and "waiting on something" in str(info.value)
 
 
 def test_cpu_of_child_processes_is_counted(bpe):
