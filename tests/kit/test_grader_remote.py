@@ -82,6 +82,15 @@ def many_ids():
 def many_lists():
     return [[] for _ in range(1_200_000)]
 
+def cores_seen():
+    import multiprocessing
+    counts = [os.cpu_count(), len(os.sched_getaffinity(0)), multiprocessing.cpu_count()]
+    if hasattr(os, "process_cpu_count"):
+        counts.append(os.process_cpu_count())
+    if os.fork() == 0:  # a forked child (a Pool's worker) sees the same
+        os._exit(os.cpu_count())
+    return counts, os.waitstatus_to_exitcode(os.wait()[1])
+
 def symlink_out(scratch_name):
     os.symlink("/etc/hostname", scratch_name)
 
@@ -317,6 +326,16 @@ def test_a_call_slowed_by_a_saturated_machine_is_told_so_not_that_it_waits(bpe):
         with pytest.raises(remote.CallTimeout) as info:
             bpe.nap(30)
     assert "Its CPU time stood still" in str(info.value) and "waiting on something" in str(info.value)
+
+
+def test_the_submission_sees_one_core_count_everywhere_and_the_kit_can_set_it(bpe):
+    counts, child = bpe.cores_seen()
+    assert len(set(counts)) == 1 and child == counts[0], counts  # what it may really use
+    for n in (2, 5):
+        with bpe.kit.cores(n):
+            counts, child = bpe.cores_seen()
+        assert set(counts) == {n} and child == n
+    assert bpe.cores_seen()[0][0] == len(os.sched_getaffinity(0))  # restored after the block
 
 
 def test_cpu_of_child_processes_is_counted(bpe):
