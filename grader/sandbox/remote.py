@@ -132,8 +132,10 @@ class Session:
         # Set per test by the plugin (grader/calibration.PerTestLimits): the CPU seconds all of the
         # test's calls may use together, outside `bpe.kit.timeout`; and what they have used so far.
         self.test_cpu_limit: float | None = None
+        self.test_cpu_per_call = 0.0  # ...plus this for each call made in the test (this one too)
         self.test_cpu_basis = ""
         self.test_cpu_used = 0.0
+        self.test_calls = 0
         self.cores: int | None = None  # the cores the submission is told it has (`bpe.kit.cores`)
         self.last_call = CallStats(0.0, 0.0)
         self._ids = 0
@@ -212,7 +214,8 @@ class Session:
         worker.cpu_cap = None if self.cpu_limit is None else cpu0 + self.cpu_limit
         test_capped = self.test_cpu_limit is not None and not self._explicit_timeout
         if test_capped:
-            worker.cpu_cap = cpu0 + max(0.0, self.test_cpu_limit - self.test_cpu_used)
+            self.test_calls += op in ("call", "stream")  # reading an attribute is no call
+            worker.cpu_cap = cpu0 + max(0.0, self.test_cpu_allowed() - self.test_cpu_used)
         sampler = _RssSampler(worker.pid) if meter else None
         worker.begin_call()
         try:
@@ -266,6 +269,10 @@ class Session:
         self.retire()
         raise BadReply("the worker sent a reply of unknown kind")
 
+    def test_cpu_allowed(self) -> float:
+        """CPU seconds the test's calls may use so far (see calibration.PerTestLimits)."""
+        return (self.test_cpu_limit or 0.0) + self.test_cpu_per_call * self.test_calls
+
     def _explain(
         self,
         exc: GradingAbort,
@@ -280,7 +287,7 @@ class Session:
         if isinstance(exc, CpuLimitExceeded) and test_capped:
             text = (
                 f"{what} did not answer in time: stopped when this test had used its limit of "
-                f"{self.test_cpu_limit:.1f} s of CPU time ({self.test_cpu_basis}); an endless loop, "
+                f"{self.test_cpu_allowed():.1f} s of CPU time ({self.test_cpu_basis}); an endless loop, "
                 "or far too slow?"
             )
         elif isinstance(exc, CpuLimitExceeded):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from ..calibration import TEST_CALL_ALLOWANCE_S
 from . import outcome
 
 _SESSION = pytest.StashKey[object]()
@@ -180,7 +181,8 @@ def pytest_runtest_call(item):
         session.test_deadline = time.monotonic() + budget if budget else None
         session.call_timeout = budget or session.call_timeout
         session.test_cpu_limit, session.test_cpu_basis = item.stash.get(_CPU, (None, ""))
-        session.test_cpu_used = 0.0
+        session.test_cpu_per_call = TEST_CALL_ALLOWANCE_S
+        session.test_cpu_used, session.test_calls = 0.0, 0
     yield
     if session is not None:
         session.test_deadline = None

@@ -275,20 +275,21 @@ def test_a_tests_cpu_limit_is_shared_by_its_calls_and_stops_a_loop(bpe):
     """The plugin sets each test's limit (calibration.PerTestLimits); calls inside `bpe.kit.timeout`
     have their own limits and do not count."""
     s = bpe.kit._session
-    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 1.0, "a test limit", 0.0
+    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 0.4, "a test limit", 0.0
+    s.test_cpu_per_call, s.test_calls = 0.3, 0
     try:
         bpe.spin(0.3)
         with bpe.kit.timeout(30, cpu=5):
             bpe.spin(0.8)
-        bpe.spin(0.3)
+        bpe.spin(0.3)  # 0.6 s used of 0.4 + 2 x 0.3
         assert 0.6 <= s.test_cpu_used < 1.0
         with pytest.raises(
             remote.CpuLimitExceeded,
-            match=r"spin\(60\) did not answer in time: stopped when this test had used its limit of 1.0 s of CPU time \(a test limit\)",
+            match=r"spin\(60\) did not answer in time: stopped when this test had used its limit of 1.3 s of CPU time \(a test limit\)",
         ):
             bpe.spin(60)
     finally:
-        s.test_cpu_limit = None
+        s.test_cpu_limit, s.test_cpu_per_call = None, 0.0
     bpe.spin(1.2)  # no limit outside a test
 
 
