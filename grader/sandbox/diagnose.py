@@ -137,7 +137,7 @@ def stall_words(kind: str, wall_s: float, cpu_s: float) -> str:
     if kind == OVERLOADED:
         return (
             f"It was working all along, but got only {cpu_s:.1f} s of CPU time in {wall_s:.1f} s: the "
-            "machine is overloaded. Grades use CPU time, so this says nothing against your code; "
+            "machine is overloaded, and its wall-clock limit ran out first. Grades use CPU time, so "
             "grade again when the machine is quieter."
         )
     if kind == WAITING:
