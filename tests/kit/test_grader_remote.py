@@ -294,20 +294,22 @@ def test_a_tests_cpu_limit_is_shared_by_its_calls_and_stops_a_loop(bpe):
 
 
 def _busy_loop():
+    os.setsid()  # a session of its own, as the worker has: CFS autogroups share a cpu by session
     while True:
         pass
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
 def test_a_call_slowed_by_a_saturated_machine_is_told_so_not_that_it_waits(bpe):
-    """The worker and 3 busy loops share ONE cpu, so the worker gets a fraction of a core on any
-    machine: a call that works steadily runs out of wall time while its CPU time keeps moving."""
+    """The worker and 4 busy loops share ONE cpu, so the worker gets a fraction of a core on any
+    machine (each in its own session, so the scheduler's autogroups give each an equal share): a
+    call that works steadily runs out of wall time while its CPU time keeps moving."""
     import multiprocessing
 
     cpu = min(os.sched_getaffinity(0))
     worker = bpe.kit._session.current()
     os.sched_setaffinity(worker.pid, {cpu})
-    hogs = [multiprocessing.get_context("fork").Process(target=_busy_loop, daemon=True) for _ in range(3)]
+    hogs = [multiprocessing.get_context("fork").Process(target=_busy_loop, daemon=True) for _ in range(4)]
     for hog in hogs:
         hog.start()
         os.sched_setaffinity(hog.pid, {cpu})
