@@ -119,6 +119,14 @@ def grading_md(section: dict) -> list[str]:
                 f"score {section['score']}",
             ]
         )
+    if "split" in section:
+        rows += _split_rows("the full grade", section["split"])
+    part2 = section.get("part2", {})
+    if "seconds" in part2:
+        rows.append(
+            [f"a Part-{part2['part']}-only grade (`{part2['command']}`)", f"{part2['seconds']:.1f} s"]
+        )
+        rows += _split_rows(f"the Part-{part2['part']} grade", part2.get("split", {}))
     if section.get("error"):
         rows.append(["error", section["error"]])
     farm = section.get("farm", {})
@@ -132,6 +140,23 @@ def grading_md(section: dict) -> list[str]:
     else:
         rows.append(["batch grading", farm.get("note", "not measured")])
     return out + _table(["what", "measured"], rows)
+
+
+def _split_rows(what: str, split: dict) -> list[list[str]]:
+    """Where a grade's seconds go: the grader's start-up, each part's tests, the slowest tests."""
+    if "tests_s" not in split:
+        return []
+    parts = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in split.get("by_part", {}).items())
+    slowest = ", ".join(
+        f"{row['test'].split(' ')[0]} {row['seconds']:.1f} s" for row in split.get("slowest", [])
+    )
+    rows = [
+        [f"· {what}: start-up (pytest, collection, the sandbox check)", f"{split['startup_s']:.1f} s"],
+        [f"· {what}: the tests ({parts})", f"{split['tests_s']:.1f} s"],
+    ]
+    if slowest:
+        rows.append([f"· {what}: the slowest tests", slowest])
+    return rows
 
 
 def scaling_md(section: dict) -> list[str]:

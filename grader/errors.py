@@ -9,7 +9,8 @@ The tools' own refusals are here too (`LeakError`, `StarterError`, `BundleError`
 the course staff's files): they stop a tool, never a grading.
 
 The failures of one call into a worker (`GradingAbort` and its kinds) are not grading failures:
-they cost the test that made the call, and the suite goes on. (The student's own exceptions,
+they cost the test that made the call, and the suite goes on (`ModuleDoesNotImport`: the test is
+not graded, because a module it needs does not import). (The student's own exceptions,
 rebuilt on the trusted side, are `grader.sandbox.remote.RemoteError`: not the grader's.)
 """
 
@@ -93,6 +94,34 @@ class WorkerCrashed(GradingAbort):
 
 class BadReply(GradingAbort):
     """The worker answered with something that is not a valid message."""
+
+
+class ModuleDoesNotImport(GradingAbort):
+    """A name the test needs is in a module of the submission that does not import (see
+    grader/sandbox/importing.py): the test is not graded. Carries where, as data: `file` (as
+    "bpe/tokenizer.py"), `line` (or None), `error` (the exception's type), `message`, `text` (the
+    line's source)."""
+
+    def __init__(self, file: str, line: int | None, error: str, message: str, text: str = "") -> None:
+        self.file, self.line, self.error, self.message, self.text = file, line, error, message, text
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        at = f" at line {self.line}" if self.line else ""
+        return f"{self.file} does not import: {self.error}{at}: {self.message}"
+
+    def verdict(self) -> str:
+        """What a test that needs the module reads: 'not graded: bpe/tokenizer.py does not import (line 231)'."""
+        return f"not graded: {self.file} does not import" + (f" (line {self.line})" if self.line else "")
+
+    def data(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "error": self.error,
+            "message": self.message,
+            "text": self.text,
+        }
 
 
 class StaffFileError(ValueError):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .checks.speed import margin
-from .scoring import NOT_IN_CONTRACT, Scored
+from .scoring import NOT_GRADED, NOT_IN_CONTRACT, Scored
 
 OUTPUT_NOTE = "Output of your code during this test:\n"
 MIN_WIDTH = 80
@@ -44,6 +44,30 @@ def test_output(s: Scored) -> str:
     return "\n\n".join(parts)
 
 
+def banners(scored: list[Scored]) -> list[str]:
+    """One paragraph per file that does not import, said once for the whole grade (each test it
+    costs only names it): the file, the line and the error, then which tests it leaves ungraded."""
+    seen: dict[str, tuple[dict, int]] = {}
+    for s in scored:
+        if s.status == NOT_GRADED and s.not_imported:
+            data = s.not_imported
+            first, count = seen.get(data["file"], (data, 0))
+            seen[data["file"]] = (first, count + 1)
+    out = []
+    for data, count in seen.values():
+        at = f" at line {data['line']}" if data.get("line") else ""
+        lines = [f"{data['file']} does not import: {data['error']}{at}: {data['message']}"]
+        if data.get("text"):
+            lines.append(f"    {data['text']}")
+        others = any(t.status != NOT_GRADED for t in scored)
+        lines.append(
+            f"The {count} test(s) that need it are not graded (0 points each)"
+            + ("; the others are graded as usual." if others else ".")
+        )
+        out.append("\n".join(lines))
+    return out
+
+
 def results_json(
     scored: list[Scored], *, execution_time: float, isolation: str, scope: Scope = Scope()
 ) -> dict:
@@ -69,6 +93,9 @@ def results_json(
     summary = f"Score: {_points(total)} / {_points(maximum)}."
     if not_impl:
         summary += f" {not_impl} test(s) reach code that is not implemented yet."
+    not_graded = banners(scored)
+    if not_graded:
+        summary = "\n\n".join([*not_graded, summary])
     extra = {"isolation": isolation, "max_score": _points(maximum)}
     if scope.selection:
         summary += f" Partial grade: only {scope.selection} ran."
@@ -135,7 +162,8 @@ def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -
             ET.SubElement(case, "skipped", message=s.feedback[:200])
         elif s.status != "passed":
             first = (s.feedback.splitlines() or [s.status])[0][:200]
-            node = ET.SubElement(case, "failure", message=f"{s.status}: {first}", type=s.status)
+            message = first if first.startswith(s.status) else f"{s.status}: {first}"
+            node = ET.SubElement(case, "failure", message=message, type=s.status)
             node.text = s.feedback
         if s.output:
             ET.SubElement(case, "system-out").text = s.output
@@ -202,8 +230,11 @@ def terminal(
     fixed = 6 + 1 + 1 + 9 + 2 + status_w + 1 + 7  # number, points, status, time and the spaces between
     name_w = max(12, width - fixed)
     name_w = min(name_w, max([len(s.entry.name) for s in scored] + [4]))
-    lines = [f"{'#':<6} {'test':<{name_w}} {'points':>9}  {'status':<{status_w}} {'time':>7}"]
-    lines.append("-" * len(lines[0]))
+    header = f"{'#':<6} {'test':<{name_w}} {'points':>9}  {'status':<{status_w}} {'time':>7}"
+    lines = []
+    for banner in banners(scored):
+        lines += [*_wrap(banner, width), ""]
+    lines += [header, "-" * len(header)]
     for s in scored:
         pts = f"{_points(s.score)}/{_points(s.entry.points)}"
         lines.append(
@@ -215,7 +246,11 @@ def terminal(
         lines += ["", "Measured (1.00x is the limit; less passes):"]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
     for s in scored:
-        if s.status not in ("passed", NOT_IN_CONTRACT):
+        if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
+            lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
+            if s.output:
+                lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
+        elif s.status not in ("passed", NOT_IN_CONTRACT):
             lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
             lines += _wrap(test_output(s).rstrip(), width)
     lines.append("")

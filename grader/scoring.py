@@ -8,17 +8,21 @@ from .errors import RubricError
 from .rubric import Entry, number_key
 
 NOT_IN_CONTRACT = "not part of this contract"  # a kit test the chosen contract leaves out (0 of 0)
+NOT_GRADED = "not graded"  # a module the test needs does not import (0 points, not a wrong answer)
 
 
 @dataclass
 class Scored:
     entry: Entry
-    status: str  # passed | failed | not implemented | skipped | not run | NOT_IN_CONTRACT
+    status: str  # passed | failed | not implemented | skipped | not run | NOT_IN_CONTRACT | NOT_GRADED
     score: float
     feedback: str
     output: str
     duration: float
     figures: dict = field(default_factory=dict)  # what a gate measured (grader/checks/speed.py)
+    not_imported: dict | None = (
+        None  # NOT_GRADED: the module that does not import (errors.ModuleDoesNotImport.data)
+    )
 
 
 def score(
@@ -52,6 +56,11 @@ def score(
             continue
         first = bad[0]
         feedback = first["feedback"]
+        if first["status"] == NOT_GRADED:
+            results.append(
+                Scored(entry, NOT_GRADED, 0, feedback, output, duration, figures, first.get("not_imported"))
+            )
+            continue
         if len(mine) > 1:
             case = first["nodeid"][len(entry.id) :]
             feedback = f"{len(bad)} of {len(mine)} cases failed; first: {case}\n{feedback}"

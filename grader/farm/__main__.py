@@ -70,13 +70,19 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--out", type=Path, required=True)
     r = sub.add_parser("report", help="(re)write OUT/gradebook.csv, grades.json and report.html")
     r.add_argument("out", type=Path)
+    r.add_argument(
+        "--feedback",
+        type=Path,
+        default=None,
+        help="the folder `release --to` wrote, for the report's links to each student's page (default OUT/feedback)",
+    )
     staff_cli.add_commands(sub)  # collect, finalize, release, similarity: grader/staff/
     return ap
 
 
-def _publish(out: Path, manifest: dict, recs: dict[str, dict]) -> None:
+def _publish(out: Path, manifest: dict, recs: dict[str, dict], feedback: Path | None = None) -> None:
     table = gradebook.write(out, manifest, recs)
-    report.write(out, manifest, recs)
+    report.write(out, manifest, recs, feedback=feedback)
     stale = [r for r in table if r["stale"]]
     if stale:
         print(
@@ -91,7 +97,7 @@ def _publish(out: Path, manifest: dict, recs: dict[str, dict]) -> None:
             "with --tests only; their totals are not grades yet): " + ", ".join(incomplete),
             file=sys.stderr,
         )
-    print(f"wrote {out}/gradebook.csv, grades.json, report.html")
+    print(f"wrote {out}/gradebook.csv, grades.json, report.html (and its pages in {out}/report/)")
 
 
 def _grade(args) -> int:
@@ -154,7 +160,7 @@ def main(argv=None) -> int:
             _publish(args.out, manifest, recs)
             return 0
         manifest, recs = output_records(args.out)
-        _publish(args.out, manifest, recs)
+        _publish(args.out, manifest, recs, args.feedback)
         return 0
     except (RosterError, MergeError, RubricError) as e:
         print(f"error: {e}", file=sys.stderr)

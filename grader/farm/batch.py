@@ -171,7 +171,7 @@ def grade_all(
         "strays": strays,
         "kit": kit,
         "rubric": [
-            {"number": e.number, "name": e.name, "points": e.points}
+            {"number": e.number, "name": e.name, "points": e.points, "part": e.part}
             for e in sorted(entries_rubric, key=lambda e: rubric.number_key(e.number))
         ],
         "submissions": fps,

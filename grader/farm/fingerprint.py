@@ -1,8 +1,9 @@
 """The kit's fingerprint: a hash of everything that decides a grade, computed once per run.
 
 The graded tests, the rubric, the fixtures and the calibration (data/fixtures/), the grader's code
-(grader/, apart from the farm and the release tools, which only file and present grades), the
-reference solution (the speed budgets are measured against it) and the kit's version. A result
+(grader/, apart from the farm, the release and the staff tools, which only file, adjust at report
+time and present grades), the reference solution (the speed budgets are measured against it) and
+the kit's version. A result
 graded under another fingerprint than today's may no longer be the grade, so it is stale.
 The submission's own fingerprint is `grader.farm.unpack.fingerprint`.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from ..paths import KIT_ROOT
 
-_NOT_GRADING = ("farm", "release")  # grader/ subfolders that never change a score
+_NOT_GRADING = ("farm", "release", "staff")  # grader/ subfolders that never change a score
 
 
 def _files(root: Path, *, skip: tuple[str, ...] = ()) -> list[Path]:

@@ -21,7 +21,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadReply, CallTimeout, CpuLimitExceeded, GradingAbort, WorkerCrashed
+from ..errors import (
+    BadReply,
+    CallTimeout,
+    CpuLimitExceeded,
+    GradingAbort,
+    ModuleDoesNotImport,
+    WorkerCrashed,
+)
 from . import procstats, wire
 from .box import Limits, Options, Sandbox
 from .diagnose import BUSY, child_failure, describe_call, describe_value, stall_kind, stall_words
@@ -92,8 +99,11 @@ def _nearest_builtin(mro: list[str]) -> type[BaseException]:
     return Exception
 
 
-def rebuild_exception(info: dict) -> RemoteError:
-    """A trusted exception mirroring the student's one (see module docstring)."""
+def rebuild_exception(info: dict) -> RemoteError | ModuleDoesNotImport:
+    """A trusted exception mirroring the student's one (see module docstring); for a name of a
+    module that does not import (grader/sandbox/importing.py), `ModuleDoesNotImport`."""
+    if isinstance(info.get("not_imported"), dict):
+        return _not_imported(info["not_imported"])
     name = str(info.get("type", "Exception"))[:100]
     mro = [str(x) for x in info.get("mro", [])][:50] if isinstance(info.get("mro"), list) else []
     base = _nearest_builtin(mro)
@@ -114,6 +124,19 @@ def rebuild_exception(info: dict) -> RemoteError:
         exc.args = (message,)
         exc.remote_message, exc.student_traceback = message, tb
     return exc
+
+
+def _not_imported(data: dict) -> ModuleDoesNotImport:
+    """Rebuilt from the worker's data, checked and capped like any reply."""
+    text = lambda key: str(data.get(key) or "")[:300]  # noqa: E731
+    line = data.get("line")
+    return ModuleDoesNotImport(
+        text("file") or "bpe",
+        line if type(line) is int and line > 0 else None,
+        text("error"),
+        text("message"),
+        text("text"),
+    )
 
 
 # ------------------------------------------------------------------------------------ session

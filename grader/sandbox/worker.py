@@ -15,7 +15,7 @@ import resource
 import sys
 import traceback
 
-from . import _linux, wire
+from . import _linux, importing, wire
 from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
 from .diagnose import child_note
 
@@ -71,10 +71,10 @@ class Worker:
 
     # -- the submission ------------------------------------------------------------------
     def bpe(self):
+        """The student's package, imported once; if it does not import, what of it does
+        (grader/sandbox/importing.py), so a broken module costs only the tests that need it."""
         if self.module is None:
-            import bpe  # noqa: F401  (the student's package, from the sandbox copy)
-
-            self.module = sys.modules["bpe"]
+            self.module = importing.import_package(self.config["submission"])
         return self.module
 
     def handle(self, value):
@@ -197,12 +197,15 @@ class Worker:
             lines.append(f'  File "{rel}", line {exc.lineno}')
             if exc.text:
                 lines.append(f"    {exc.text.strip()}")
-        return {
+        info = {
             "type": type(exc).__name__,
             "mro": mro,
             "message": _safe_str(exc)[:4000],
             "traceback": "\n".join(lines)[:8000],
         }
+        if isinstance(exc, importing.DoesNotImport):
+            info["not_imported"] = exc.data
+        return info
 
 
 def expose_submission(config: dict) -> None:

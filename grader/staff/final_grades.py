@@ -25,7 +25,7 @@ MISSING = "missing"
 # that are not today's: grader_error and interrupted (rerun the farm), stale (points from another
 # kit or another upload) and incomplete (graded by `--tests` only).
 FINAL_STATUSES = (*SCORED, UNREADABLE, MISSING)
-MARKED = (TIMED_OUT,)  # a grade, with a mark beside it in every export
+MARKED = (TIMED_OUT,)  # a grade, with a mark beside it (final_gradebook.csv, the finalize summary)
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,14 @@
 - Canvas's gradebook import: the columns of Canvas's own export (`Student`, `ID`, `SIS User ID`,
   `SIS Login ID`, `Section`, then `Assignment name (assignment id)`), and under the header the
   `Points Possible` row Canvas writes and reads back.
-- A Gradescope-style scores CSV: `Name`, `SID`, `Email`, `Total Score`, `Max Points`, `Status`,
-  `Submission Time`, `Lateness (H:M:S)`.
+- A Gradescope-style scores CSV, with the columns of Gradescope's own per-assignment export
+  (Download Grades): `First Name`, `Last Name`, `SID`, `Email`, `Sections`, `Total Score`,
+  `Max Points`, `Status` (`Graded`, `Ungraded` or `Missing`), `Submission ID`, `Submission Time`
+  (`2026-11-20 09:00:00 -0800`) and `Lateness (H:M:S)` (`01:00:00`). The names and values were
+  checked against several public readers and test fixtures of real exports, not one example. The
+  roster has one name: "Last, First" is split at the comma, "First Last" at the last space. The
+  kit knows no Gradescope submission id, so that column stays empty; a grade the grader marked
+  (timed out) says so in final_gradebook.csv, since `Status` holds only Gradescope's values.
 - `final_gradebook.csv`: raw score, overrides, penalty and final score apart, with the reasons.
 """
 
@@ -13,7 +19,7 @@ from __future__ import annotations
 import csv
 import io
 
-from .final_grades import MARKED, MISSING, FinalGrade
+from .final_grades import MISSING, FinalGrade
 
 
 def _num(x: float) -> str:
@@ -42,31 +48,49 @@ def canvas_csv(grades: list[FinalGrade], assignment: str, assignment_id: str = "
 
 def _lateness(g: FinalGrade) -> str:
     if g.submitted_at is None or g.lateness is None or g.submitted_at <= g.lateness.due:
-        return "0:00:00"
+        return "00:00:00"
     secs = int((g.submitted_at - g.lateness.due).total_seconds())
-    return f"{secs // 3600}:{secs % 3600 // 60:02d}:{secs % 60:02d}"
+    return f"{secs // 3600:02d}:{secs % 3600 // 60:02d}:{secs % 60:02d}"
 
 
-def _graded(g: FinalGrade) -> str:
-    """'Graded', or 'Graded (timed_out)' for a grade that carries a mark."""
-    return f"Graded ({g.status})" if g.status in MARKED else "Graded"
+def _first_last(name: str) -> tuple[str, str]:
+    if "," in name:
+        last, first = name.split(",", 1)
+        return first.strip(), last.strip()
+    first, _, last = name.strip().rpartition(" ")
+    return (first, last) if first else (last, "")
+
+
+GRADESCOPE_COLUMNS = [
+    "First Name",
+    "Last Name",
+    "SID",
+    "Email",
+    "Sections",
+    "Total Score",
+    "Max Points",
+    "Status",
+    "Submission ID",
+    "Submission Time",
+    "Lateness (H:M:S)",
+]
 
 
 def gradescope_csv(grades: list[FinalGrade]) -> str:
-    rows = [
-        ["Name", "SID", "Email", "Total Score", "Max Points", "Status", "Submission Time", "Lateness (H:M:S)"]
-    ]
+    rows = [GRADESCOPE_COLUMNS]
     for g in grades:
         missing = g.status == MISSING
         rows.append(
             [
-                g.student.name,
+                *_first_last(g.student.name),
                 g.student.student_id,
                 g.student.email,
+                g.student.section,
                 _num(g.final) if g.has_grade and not missing else "",
                 _num(g.max_score),
-                "Missing" if missing else _graded(g) if g.has_grade else "Ungraded",
-                g.submitted_at.isoformat() if g.submitted_at else "",
+                "Missing" if missing else "Graded" if g.has_grade else "Ungraded",
+                "",
+                g.submitted_at.strftime("%Y-%m-%d %H:%M:%S %z") if g.submitted_at else "",
                 "" if missing else _lateness(g),
             ]
         )

@@ -1,7 +1,7 @@
 """How one graded test ended, in a student's words: status, feedback, their program's output.
 
 Statuses: "passed", "failed", "not implemented" (the code raised NotImplementedError: the stub is
-still there), "skipped". Feedback never includes the graded test's source (hidden tests stay
+still there), "not graded" (a module the test needs does not import), "skipped". Feedback never includes the graded test's source (hidden tests stay
 hidden): only the assertion message, or the student's exception with their own frames.
 """
 
@@ -11,8 +11,9 @@ import re
 
 import pytest
 
-from ..errors import GradingAbort
+from ..errors import GradingAbort, ModuleDoesNotImport
 from ..sandbox.process import OUTPUT_CAP
+from ..scoring import NOT_GRADED
 
 FEEDBACK_CAP = 8000
 
@@ -22,6 +23,9 @@ def classify(excinfo) -> tuple[str, str]:
     if isinstance(exc, NotImplementedError):
         # A stub still in place: its own message says which function; a traceback would be noise.
         return "not implemented", "Not implemented yet: " + (str(exc) or "a function this test calls")
+    if isinstance(exc, ModuleDoesNotImport):
+        # Said once for the whole grade, in the report's banner; each test only names the cause.
+        return NOT_GRADED, exc.verdict()
     status, text = _classify(exc, excinfo)
     example = failing_example(exc)
     if example:
@@ -92,7 +96,7 @@ def record(item, report, call, output: str) -> dict | None:
     for k, v in report.user_properties:
         if k == "figures" and isinstance(v, dict):
             figures = dict(v)
-    return {
+    rec = {
         "nodeid": item.nodeid,
         "status": status,
         "figures": figures,
@@ -100,6 +104,12 @@ def record(item, report, call, output: str) -> dict | None:
         "output": _normal(item, output, cap=OUTPUT_CAP + 200),
         "duration": report.duration,
     }
+    if status == NOT_GRADED:  # the report's banner: what the worker said, made safe like feedback
+        data = call.excinfo.value.data()
+        rec["not_imported"] = {
+            k: _normal(item, v, cap=300) if isinstance(v, str) else v for k, v in data.items()
+        }
+    return rec
 
 
 _TEMP_DIRS = re.compile(r"/tmp/bpe-kit-[A-Za-z0-9_]+|/tmp/pytest-of-[^/\s]+/pytest-\d+")
@@ -133,6 +143,8 @@ def merge(records: list[dict]) -> list[dict]:
         seen["figures"] = seen.get("figures") or rec.get("figures") or {}
         if seen["status"] == "passed" and rec["status"] != "passed":
             seen.update(status=rec["status"], feedback=rec["feedback"])
+            if "not_imported" in rec:
+                seen["not_imported"] = rec["not_imported"]
         if rec["output"] and rec["output"] not in seen["output"]:
             seen["output"] += rec["output"]
     return list(merged.values())

@@ -140,3 +140,33 @@ def test_a_jobs_peak_memory_is_its_own_not_the_benchs(tmp_path):
     del ballast
     assert outcome.ok, outcome.error
     assert 5 < outcome.peak_rss_mb < 150
+
+
+def test_the_grading_section_says_where_a_grades_seconds_go(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    from bench import report
+
+    split = {
+        "tests_s": 22.0,
+        "startup_s": 2.4,
+        "by_part": {"part 3": 9.3},
+        "slowest": [{"test": "E.3 x", "seconds": 4.9}],
+    }
+    section = {
+        "seconds": 25.5,
+        "all_seconds": [25.5, 25.4],
+        "score": 100,
+        "split": split,
+        "part2": {
+            "part": "2",
+            "seconds": 5.6,
+            "command": "python -m grader grade solution --part 2",
+            "split": split,
+        },
+    }
+    text = "\n".join(report.grading_md(section))
+    assert "25.5 s (median of 2), score 100" in text
+    assert "a Part-2-only grade (`python -m grader grade solution --part 2`) | 5.6 s" in text
+    assert "the full grade: start-up (pytest, collection, the sandbox check) | 2.4 s" in text
+    assert "the tests (part 3 9.3 s) | 22.0 s" in text and "E.3 4.9 s" in text
+    assert "Part-2" not in "\n".join(report.grading_md({k: v for k, v in section.items() if k != "part2"}))

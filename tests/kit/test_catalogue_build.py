@@ -52,7 +52,12 @@ def test_entry_builds_and_compiles(name, tmp_path):
     entry = catalogue.by_name(name)
     sub = catalogue.materialize(entry, tmp_path / "sub", fill={"LISTEN_PORT": "9"})
     for f in sorted((sub / "bpe").rglob("*.py")):
+        if f.relative_to(sub).as_posix() in entry.uncompilable:
+            with pytest.raises(py_compile.PyCompileError):
+                py_compile.compile(str(f), cfile=str(tmp_path / "c.pyc"), doraise=True)
+            continue
         py_compile.compile(str(f), cfile=str(tmp_path / "c.pyc"), doraise=True)
+    assert all((sub / f).is_file() for f in entry.uncompilable), f"{name}: uncompilable names a missing file"
     solution = KIT_ROOT / "solution" / "bpe"
     changed = [
         f

@@ -29,6 +29,19 @@ sys.exit(1 if failed else 0)
 """
 
 
+def run_examples(blocks, cwd, *, pythonpath: str, timeout: float) -> subprocess.CompletedProcess:
+    """Run the blocks in one fresh interpreter that sees only `pythonpath`, as a reader's would."""
+    return subprocess.run(
+        [sys.executable, "-c", RUNNER],
+        input=json.dumps(blocks),
+        text=True,
+        capture_output=True,
+        cwd=cwd,
+        timeout=timeout,
+        env={"PYTHONPATH": pythonpath, "PATH": "/usr/bin:/bin"},
+    )
+
+
 def is_exempt(code: str) -> bool:
     first = code.lstrip().split("\n", 1)[0]
     return first.startswith("#") and "not run" in first
@@ -44,16 +57,7 @@ def test_the_handout_has_runnable_examples_in_every_part():
 def test_every_example_runs_against_the_solution(tmp_path):
     blocks = [(where, code) for path in HANDOUT for where, code in python_blocks(path) if not is_exempt(code)]
     assert len(blocks) >= 15
-    env_path = f"{SOLUTION}:{ROOT}"
-    result = subprocess.run(
-        [sys.executable, "-c", RUNNER],
-        input=json.dumps(blocks),
-        text=True,
-        capture_output=True,
-        cwd=tmp_path,
-        timeout=120,
-        env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
-    )
+    result = run_examples(blocks, tmp_path, pythonpath=f"{SOLUTION}:{ROOT}", timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"{len(blocks)} of {len(blocks)} examples ran" in result.stdout
 
@@ -61,13 +65,5 @@ def test_every_example_runs_against_the_solution(tmp_path):
 def test_a_wrong_example_would_be_caught(tmp_path):
     """The runner really fails on a false assertion (so a passing run means something)."""
     blocks = [("fake.md:1", "from bpe import merge\nassert merge([1, 1, 1], (1, 1), 9) == [1, 9]")]
-    result = subprocess.run(
-        [sys.executable, "-c", RUNNER],
-        input=json.dumps(blocks),
-        text=True,
-        capture_output=True,
-        cwd=tmp_path,
-        timeout=60,
-        env={"PYTHONPATH": str(SOLUTION), "PATH": "/usr/bin:/bin"},
-    )
+    result = run_examples(blocks, tmp_path, pythonpath=str(SOLUTION), timeout=60)
     assert result.returncode == 1 and "fake.md:1 failed" in result.stdout

@@ -141,10 +141,11 @@ def test_exports_have_the_columns_the_lms_imports(tmp_path):
         '"Poe, Pat",333,s3,pat@uni.example,,',  # a grader error: no grade, not 0
     ]
     assert gradescope_csv(grades).splitlines() == [
-        "Name,SID,Email,Total Score,Max Points,Status,Submission Time,Lateness (H:M:S)",
-        '"Doe, Jane",s1,jane@uni.example,80,100,Graded,,0:00:00',
-        '"Roe, Rick",s2,rick@uni.example,45,100,Graded,2026-11-20T09:00:00-08:00,1:00:00',
-        '"Poe, Pat",s3,pat@uni.example,,100,Ungraded,,0:00:00',
+        "First Name,Last Name,SID,Email,Sections,Total Score,Max Points,Status,Submission ID,"
+        "Submission Time,Lateness (H:M:S)",
+        "Jane,Doe,s1,jane@uni.example,,80,100,Graded,,,00:00:00",
+        "Rick,Roe,s2,rick@uni.example,,45,100,Graded,,2026-11-20 09:00:00 -0800,01:00:00",
+        "Pat,Poe,s3,pat@uni.example,,,100,Ungraded,,,00:00:00",
     ]
 
 

@@ -52,6 +52,8 @@ class Entry:
     smoke: bool = False  # graded even in a quick run (BPE_KIT_CATALOGUE=smoke)
     gap: str | None = None  # a known hole in the grader or its suite: what goes wrong, what would fix it
     feedback: dict[str, str] = field(default_factory=dict)  # id -> words its feedback must contain
+    # Files ("bpe/x.py") that must not compile: the row is about a module that does not import.
+    uncompilable: tuple[str, ...] = ()
 
     def must_fail(self, test_id: str) -> bool:
         patterns = (*self.fails, *self.collateral)
@@ -80,6 +82,7 @@ def load(path: Path = CATALOGUE) -> list[Entry]:
                 smoke=bool(row.get("smoke", False)),
                 gap=row.get("gap"),
                 feedback=dict(row.get("feedback", {})),
+                uncompilable=tuple(row.get("uncompilable", ())),
             )
         except KeyError as e:
             raise CatalogueError(f"{where}: missing key {e}") from None
