@@ -27,6 +27,7 @@ from pathlib import Path
 
 KIT = Path(__file__).resolve().parents[1]
 CALIBRATION_FILE = KIT / "data" / "fixtures" / "calibration.json"
+TEST_TIMES_FILE = KIT / "data" / "fixtures" / "test_times.json"
 EOT = "<|endoftext|>"
 
 # Measured on the kit's machine (CPU seconds as the gates measure them, reference solution = 1), with
@@ -223,6 +224,91 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
     )
     out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return data["train"]["reference_over_yardstick"]
+
+
+# ------------------------------------------------------------------------ per-test time limits
+# Each graded test's calls may use, together, TEST_FACTOR x the CPU seconds the reference solution's
+# calls used in that test (recorded by `bpe-kit fixtures` in test_times.json, scaled to this machine
+# by the yardstick), plus TEST_CALL_ALLOWANCE_S for every call the test has made, the current one
+# included. The allowance pays what a call costs whatever its work, and what the reference never
+# pays: a multiprocessing pool started per call (spawn or forkserver children each start Python and
+# import `bpe`), imports, a first compile of a pattern. It is also the floor of a test whose first
+# call loops for ever, so such a test costs about a second of CPU plus its share of the reference.
+# CPU time, not wall time: a busy machine stretches wall time several-fold but CPU time barely, so
+# the limit never fails correct code because of load; the test's wall-clock timeout stays, only as
+# a backstop for a call that waits.
+# Why a recorded fixture and not the reference measured in this run, as the speed gates do: a
+# per-test figure needs the reference run through every test, which would double every grade; one
+# recorded run, rescaled by a 0.2 s yardstick, costs nothing. The limit is far from every honest
+# figure: correct but slow submissions (the catalogue's naive trainer and replaying encoder) use up
+# to ~70x the reference on the speed gates' large workloads, which run under their own budgets
+# (`bpe.kit.timeout`), and under 25x on the small inputs of the other tests.
+TEST_FACTOR = 25.0
+TEST_CALL_ALLOWANCE_S = 1.0
+
+
+@dataclass(frozen=True)
+class PerTestLimits:
+    """CPU-second limits per graded test (keyed `file.py::test_name[params]`), before the per-call
+    allowance; None for a test the fixture does not know (a test added since it was recorded keeps
+    only its wall-clock timeout)."""
+
+    reference: dict[str, float]
+    scale: float  # this machine's yardstick over the recorded one
+
+    def seconds(self, key: str) -> float | None:
+        ref = self.reference.get(key)
+        if ref is None:
+            ref = self.reference.get(key.split("[", 1)[0])
+        if ref is None:
+            return None
+        return TEST_FACTOR * ref * self.scale
+
+    def basis(self, key: str) -> str:
+        ref = self.reference.get(key, self.reference.get(key.split("[", 1)[0], 0.0))
+        return (
+            f"{TEST_FACTOR:g} x the reference solution's {ref * self.scale:.2f} s for this test on this "
+            f"machine, plus {TEST_CALL_ALLOWANCE_S:g} s per call"
+        )
+
+
+def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:
+    """The per-test limits, or None without a readable fixture (then only the wall-clock timeouts hold)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        reference = {str(k): float(v) for k, v in data["tests"].items()}
+        recorded = float(data["yardstick_cpu_s"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    scale = yardstick_seconds(repeat=2) / recorded if recorded > 0 else 1.0
+    return PerTestLimits(reference, max(scale, 0.25))
+
+
+def record_test_times(
+    solution_parent: Path, out: Path = TEST_TIMES_FILE, tests_dir: Path | None = None
+) -> int:
+    """Grade the reference once and store each test's CPU seconds (run by `bpe-kit fixtures`);
+    returns how many tests were timed."""
+    import subprocess
+    import tempfile
+
+    from grader.suite import runner
+
+    with tempfile.TemporaryDirectory() as tmp:
+        times = Path(tmp) / "times.json"
+        kwargs = {"tests_dir": tests_dir} if tests_dir is not None else {}
+        cmd = runner.suite_command(Path(solution_parent).resolve(), Path(tmp), **kwargs)
+        argv = [*cmd.argv, "--grader-test-times", str(times), "--grader-no-test-limits"]
+        subprocess.run(argv, env=cmd.env, cwd=tmp, capture_output=True, check=False)
+        measured = json.loads(times.read_text(encoding="utf-8"))
+    data = {
+        "tests": {k: round(v, 4) for k, v in sorted(measured.items())},
+        "yardstick_cpu_s": round(yardstick_seconds(repeat=5), 4),
+        "note": "Written by `bpe-kit fixtures` (grader/calibration.py): each graded test's CPU seconds "
+        "for the reference solution; machine dependent, so not part of the byte-identical fixtures.",
+    }
+    Path(out).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return len(measured)
 
 
 @contextlib.contextmanager

@@ -77,6 +77,8 @@ class GradingAbort(BaseException):
     """The call could not finish (timeout, crash, unreadable reply). A BaseException on purpose:
     `pytest.raises(Exception)` in a graded test must never swallow it."""
 
+    child_failure: str | None = None  # how a child process the call started failed, if one did
+
 
 class CallTimeout(GradingAbort):
     """The call did not answer within its wall-clock deadline."""

@@ -70,19 +70,19 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
         with bpe.kit.timeout(wall_limit(budget), cpu=budget.abort_after):
             try:
                 result = call()
-            except CpuLimitExceeded:
+            except CpuLimitExceeded as exc:
                 record("figures", figures(gate or what, budget.abort_after, budget, stopped=True))
                 raise AssertionError(
                     f"{what} was stopped after {budget.abort_after:.2f} s of CPU time: more than "
                     f"{budget.abort_after / budget.seconds:g}x its time budget of {budget.seconds:.2f} s "
-                    f"({budget.basis}).\n{hint}"
+                    f"({budget.basis}).{_cause(exc)}\n{hint}"
                 ) from None
-            except CallTimeout:
+            except CallTimeout as exc:
                 raise AssertionError(
                     f"{what} was stopped after {wall_limit(budget):.1f} s of wall-clock time without "
                     f"finishing, far beyond its time budget of {budget.seconds:.2f} s of CPU time "
-                    f"({budget.basis}). Is it waiting on something (a sleep, a lock, a child process)?"
-                    f"\n{hint}"
+                    f"({budget.basis}). {why_it_ran_long(getattr(exc, 'samples', []))}"
+                    f"{_cause(exc)}\n{hint}"
                 ) from None
         seconds = bpe.kit.last_call.cpu_s
         best = seconds if best is None else min(best, seconds)
@@ -90,6 +90,22 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
             break
     record("figures", figures(gate or what, best, budget))
     return result, best
+
+
+def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
+    """Waiting, or an overloaded machine, or busy: decided from how the call's CPU time moved
+    (grader/sandbox/diagnose.stall_kind), never assumed from the wall clock alone."""
+    from grader.sandbox.diagnose import WAITING, stall_kind, stall_words
+
+    if not samples:
+        return stall_words(WAITING, 0.0, 0.0)
+    wall_s, cpu_s = samples[-1]
+    return stall_words(stall_kind(list(samples)), wall_s, cpu_s)
+
+
+def _cause(exc) -> str:
+    """How a child process of the call failed (grader/sandbox/diagnose.py), when one did."""
+    return f"\nThe likely cause: {exc.child_failure}." if getattr(exc, "child_failure", None) else ""
 
 
 def verdict(seconds: float, budget: Budget, what: str, hint: str) -> tuple[bool, str]:

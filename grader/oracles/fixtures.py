@@ -16,6 +16,8 @@ Layout (see grader/checks/golden.py for the file formats):
     data/fixtures/public/gpt2/<case>/                vocab.json, merges.txt, texts.jsonl (GPT-2 format)
     data/fixtures/public/char_bpe/train.jsonl        CharBPE.train cases for Part 1
     data/fixtures/public/speed/                      what the efficiency gates check their answers with
+    data/fixtures/test_times.json                    the reference's CPU seconds per graded test (the
+                                                     per-test limits), written with calibration.json
     data/fixtures/calibration.json                   speed ratios, written by grader.calibration when
                                                      missing or with --calibrate (machine dependent)
 """
@@ -576,6 +578,8 @@ def main(argv: list[str] | None = None) -> int:
     if wanted and not args.no_calibration and (solution / "bpe").is_dir():
         ratio = calibration.record(solution, target)
         print(f"calibration: reference / yardstick = {ratio:.3f} (training), written to {target}")
+        timed = calibration.record_test_times(solution, args.out / calibration.TEST_TIMES_FILE.name)
+        print(f"per-test limits: the reference's CPU time in {timed} graded tests, written beside it")
     return 0
 
 

@@ -31,6 +31,7 @@ PRIVATE = [
     "tests/graded/test_hidden_*",
     "tests/graded/**/test_hidden_*",
     "data/fixtures/hidden/**",
+    "data/fixtures/test_times.json",  # names the hidden tests (without it, only wall-clock timeouts)
     "grader/release/**",
     "grader/farm/**",
     "grader/gradescope.py",

@@ -156,6 +156,17 @@ class InprocessKit:
         finally:
             self._timeout = previous
 
+    @contextlib.contextmanager
+    def cores(self, n: int) -> Iterator[None]:
+        """As the sandboxed kit's: the code sees `n` usable cores (see worker.report_cores)."""
+        from .worker import report_cores
+
+        restore = report_cores(int(n))
+        try:
+            yield
+        finally:
+            restore()
+
     def close(self) -> None:
         shutil.rmtree(self._scratch, ignore_errors=True)
 

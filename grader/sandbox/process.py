@@ -20,10 +20,13 @@ import time
 from ..errors import BadReply, CallTimeout, CpuLimitExceeded, WorkerCrashed
 from . import _linux, procstats, wire
 from .box import Sandbox
+from .diagnose import signal_words
 
 OUTPUT_CAP = 64 * 1024
 STARTUP_SECONDS = 30.0
 CPU_POLL_S = 0.05  # how often a CPU-capped call's CPU time is read (so, about how late it is stopped)
+SAMPLE_S = 0.5  # how often a pending call's CPU time is recorded (cpu_samples)
+MAX_SAMPLES = 2000
 _LIVE: set[int] = set()  # pids of the workers this process started and has not ended yet
 
 
@@ -32,15 +35,7 @@ def describe_exit(status: int | None) -> str:
     if status is None:
         return "it stopped answering"
     if status < 0:
-        sig = -status
-        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
-        hint = {
-            "SIGKILL": " (killed: usually the memory limit, or the CPU time limit)",
-            "SIGXCPU": " (the CPU time limit)",
-            "SIGXFSZ": " (it wrote a file larger than the limit)",
-            "SIGSEGV": " (a crash inside Python or an extension)",
-        }.get(name, "")
-        return f"it was killed by {name}{hint}"
+        return f"it was killed by {signal_words(-status)}"
     return f"it exited with status {status} (is there an os._exit or sys.exit in your code?)"
 
 
@@ -82,6 +77,10 @@ class WorkerProcess:
         # pending call is stopped. CPU time, unlike wall time, barely moves with the machine's
         # load, so a run stopped here is stopped on every machine, at the same point of its work.
         self.cpu_cap: float | None = None
+        # (seconds since the call began, worker-tree CPU seconds) about every SAMPLE_S while a call
+        # is pending: how its CPU time moved, for `diagnose.stall_kind` when it runs out of time.
+        self.cpu_samples: list[tuple[float, float]] = []
+        self._call_start = (0.0, 0.0)
 
     # -- startup -----------------------------------------------------------------------------
     def wait_ready(self) -> None:
@@ -106,6 +105,21 @@ class WorkerProcess:
         return int(children[0]) if children else self.popen.pid
 
     # -- talking ------------------------------------------------------------------------------
+    def begin_call(self) -> None:
+        """A call starts now: its CPU samples start afresh."""
+        now = time.monotonic()
+        self._call_start = (now, self.cpu_seconds())
+        self.cpu_samples = [(0.0, 0.0)]
+        self._next_sample = now + SAMPLE_S
+
+    def _sample(self, now: float, cpu: float | None = None) -> float:
+        t0, c0 = self._call_start
+        cpu = self.cpu_seconds() if cpu is None else cpu
+        if len(self.cpu_samples) < MAX_SAMPLES:
+            self.cpu_samples.append((now - t0, max(0.0, cpu - c0)))
+        self._next_sample = now + SAMPLE_S
+        return cpu
+
     def send(self, message, deadline: float) -> None:
         data = memoryview(wire.dumps(message))
         while data:
@@ -122,7 +136,11 @@ class WorkerProcess:
         return self._read_message(deadline)
 
     def _read_message(self, deadline: float, startup: bool = False) -> dict:
+        """The next line, read under the deadline. Both caps of `wire.loads` (size, containers) are
+        enforced as the bytes arrive: a reply that breaks one is refused at the first chunk that
+        does, and the worker is killed, rather than after reading (and parsing) all of it."""
         scanned = 0  # bytes of _buf known to hold no newline (keeps reading a big reply linear)
+        containers = self._buf.count(b"[") + self._buf.count(b"{")
         while True:
             nl = self._buf.find(b"\n", scanned)
             scanned = len(self._buf)
@@ -140,6 +158,12 @@ class WorkerProcess:
                     f"the reply is larger than {wire.MAX_LINE // 2**20} MiB; "
                     "is your code returning something enormous?"
                 )
+            if containers > wire.MAX_CONTAINERS:
+                self.kill()
+                raise BadReply(
+                    f"the reply holds more than {wire.MAX_CONTAINERS:,} lists, tuples and dicts; "
+                    "is your code returning something enormous?"
+                )
             self._wait(deadline, startup=startup)
             try:
                 chunk = os.read(self._rep_r, 1 << 20)
@@ -148,6 +172,7 @@ class WorkerProcess:
             if not chunk:
                 raise self._died()
             self._buf += chunk
+            containers += chunk.count(b"[") + chunk.count(b"{")
 
     def _wait(self, deadline: float, write: bool = False, startup: bool = False) -> None:
         """Block until our pipe is ready, draining the worker's output meanwhile; enforce the
@@ -156,8 +181,13 @@ class WorkerProcess:
         capped = self.cpu_cap is not None and not startup
         next_poll = time.monotonic() + CPU_POLL_S
         while True:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            remaining = deadline - now
+            if not startup and now >= getattr(self, "_next_sample", float("inf")):
+                self._sample(now)
             if remaining <= 0:
+                if not startup:
+                    self._sample(now)  # the last figures before the worker (and its /proc) is gone
                 self.kill()
                 what = "start" if startup else "answer"
                 raise CallTimeout(
@@ -166,7 +196,7 @@ class WorkerProcess:
             rlist = [self._out_r] + ([] if write else [fd])
             wlist = [fd] if write else []
             try:
-                r, w, _ = select.select(rlist, wlist, [], min(remaining, CPU_POLL_S if capped else 1.0))
+                r, w, _ = select.select(rlist, wlist, [], min(remaining, CPU_POLL_S if capped else SAMPLE_S))
             except InterruptedError:
                 continue
             if self._out_r in r:

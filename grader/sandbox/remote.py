@@ -31,6 +31,7 @@ from ..errors import (
 )
 from . import procstats, wire
 from .box import Limits, Options, Sandbox
+from .diagnose import BUSY, child_failure, describe_call, describe_value, stall_kind, stall_words
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 from .process import WorkerProcess
 from .procstats import PeakMeter
@@ -49,6 +50,14 @@ __all__ = [
 
 DEFAULT_CALL_TIMEOUT = 60.0
 ITER_BATCH = 4096
+# An iterator from the submission (encode_iterable's generator) is pulled until it ends or has given
+# more items than its call's input could honestly give: a token covers at least one byte, so no
+# encoder yields more ids than its input has bytes. The margin is wide; the cap bounds an iterator
+# made from no text at all. Either way an endless generator is stopped in seconds, not at the
+# test's time limit with millions of ids piled up in the grader.
+ITER_MARGIN = 2
+ITER_SLACK = 10_000
+ITER_CAP = 20_000_000
 
 
 # ------------------------------------------------------------------------------------ exceptions
@@ -61,6 +70,7 @@ class RemoteError(Exception):
         super().__init__(message)
         self.remote_message = message
         self.student_traceback = student_traceback
+        self.child_failure: str | None = None  # how a child process it started failed, if one did
 
     def __str__(self) -> str:
         return self.remote_message
@@ -70,6 +80,8 @@ class RemoteError(Exception):
         text = self.remote_type + (f": {self.remote_message}" if self.remote_message else "")
         if isinstance(self, MemoryError):
             text += f" (your code hit the memory limit of {Limits().memory_bytes // 2**30} GiB)"
+        if self.child_failure and self.child_failure not in text:
+            text += f"\n(Meanwhile {self.child_failure}.)"
         if self.student_traceback:
             text += "\nRaised at (your code, most recent call last):\n" + self.student_traceback
         return text
@@ -140,6 +152,14 @@ class Session:
         self.test_deadline: float | None = None  # set per test by the plugin: the test's own budget
         self._explicit_timeout = False  # inside `bpe.kit.timeout(...)`
         self.cpu_limit: float | None = None  # CPU seconds a call may use, inside `bpe.kit.timeout(..., cpu=)`
+        # Set per test by the plugin (grader/calibration.PerTestLimits): the CPU seconds all of the
+        # test's calls may use together, outside `bpe.kit.timeout`; and what they have used so far.
+        self.test_cpu_limit: float | None = None
+        self.test_cpu_per_call = 0.0  # ...plus this for each call made in the test (this one too)
+        self.test_cpu_basis = ""
+        self.test_cpu_used = 0.0
+        self.test_calls = 0
+        self.cores: int | None = None  # the cores the submission is told it has (`bpe.kit.cores`)
         self.last_call = CallStats(0.0, 0.0)
         self._ids = 0
         self.finished_output = ""
@@ -201,16 +221,26 @@ class Session:
             self.worker = None
 
     # -- one exchange ----------------------------------------------------------------------------
-    def request(self, op: str, *, on_batch=None, meter=False, **fields) -> Any:
+    def request(self, op: str, *, on_batch=None, meter=False, what: str | None = None, **fields) -> Any:
+        """One exchange. `what` names the call (`describe_call`) for the words of a timeout."""
         worker = self.current()
         self._ids += 1
         message = {"id": self._ids, "op": op, **fields}
-        deadline = time.monotonic() + self.call_timeout
+        if self.cores is not None:
+            message["cores"] = self.cores
+        start = time.monotonic()
+        deadline = start + self.call_timeout
         if self.test_deadline is not None and not self._explicit_timeout:
             deadline = min(deadline, self.test_deadline)
+        output_mark = len(worker.output)
         cpu0, wall0 = worker.cpu_seconds(), time.perf_counter()
         worker.cpu_cap = None if self.cpu_limit is None else cpu0 + self.cpu_limit
+        test_capped = self.test_cpu_limit is not None and not self._explicit_timeout
+        if test_capped:
+            self.test_calls += op in ("call", "stream")  # reading an attribute is no call
+            worker.cpu_cap = cpu0 + max(0.0, self.test_cpu_allowed() - self.test_cpu_used)
         sampler = _RssSampler(worker.pid) if meter else None
+        worker.begin_call()
         try:
             worker.send(message, deadline)
             while True:
@@ -219,15 +249,21 @@ class Session:
                     on_batch(self._decode(reply["batch"], worker))
                     continue
                 break
-        except GradingAbort:
+        except GradingAbort as exc:
+            worker.drain_output()
+            child = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
+            samples = list(worker.cpu_samples)
             self.retire()
-            raise
+            what = what or f"the call into your code ({op})"
+            raise self._explain(exc, what, deadline - start, child, test_capped, samples) from None
         finally:
             worker.cpu_cap = None
             if sampler is not None:
                 sampler.stop()
             if self.worker is worker:
                 self.last_call = CallStats(time.perf_counter() - wall0, max(0.0, worker.cpu_seconds() - cpu0))
+                if not self._explicit_timeout:
+                    self.test_cpu_used += self.last_call.cpu_s
         if reply.get("id") != self._ids:
             self.retire()
             raise BadReply("the worker answered a different question")
@@ -239,6 +275,8 @@ class Session:
             if type(info) is not dict:
                 raise BadReply("the worker sent a malformed error")
             exc = rebuild_exception(info)
+            worker.drain_output()
+            exc.child_failure = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
             if issubclass(type(exc), MemoryError):  # the process may be unusable after this
                 self.retire()
             raise exc
@@ -253,6 +291,46 @@ class Session:
             raise WorkerCrashed(f"your code raised {reason}, which ends the process running it")
         self.retire()
         raise BadReply("the worker sent a reply of unknown kind")
+
+    def test_cpu_allowed(self) -> float:
+        """CPU seconds the test's calls may use so far (see calibration.PerTestLimits)."""
+        return (self.test_cpu_limit or 0.0) + self.test_cpu_per_call * self.test_calls
+
+    def _explain(
+        self,
+        exc: GradingAbort,
+        what: str,
+        seconds: float,
+        child: str | None,
+        test_capped: bool = False,
+        samples: list[tuple[float, float]] = (),
+    ) -> GradingAbort:
+        """The same failure, in words that name the call, its input and its limit, and say how a
+        child process it started failed (when one did): never a bare "did not answer"."""
+        if isinstance(exc, CpuLimitExceeded) and test_capped:
+            text = (
+                f"{what} did not answer in time: stopped when this test had used its limit of "
+                f"{self.test_cpu_allowed():.1f} s of CPU time ({self.test_cpu_basis}); an endless loop, "
+                "or far too slow?"
+            )
+        elif isinstance(exc, CpuLimitExceeded):
+            text = f"{what} used up its {self.cpu_limit or 0:.1f} s of CPU time and was stopped"
+        elif isinstance(exc, CallTimeout):
+            text = f"{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time"
+            kind = stall_kind(list(samples))
+            if kind == BUSY:
+                text += " (an endless loop, or far too slow?)"
+            else:
+                wall_s, cpu_s = samples[-1]
+                text += ". " + stall_words(kind, wall_s, cpu_s)
+        else:
+            text = str(exc) if str(exc).startswith(what) else f"{what}: {exc}"
+        if child:
+            text += f"\nThe likely cause: {child}."
+        new = type(exc)(text)
+        new.child_failure = child
+        new.samples = list(samples)
+        return new
 
     def _decode(self, raw, worker: WorkerProcess):
         def handle(ref, cls_name):
@@ -317,6 +395,26 @@ class _RssSampler:
 
 
 # ------------------------------------------------------------------------------------ proxies
+def input_bytes(encoded) -> int:
+    """UTF-8 bytes of all the text in a call's (encoded) arguments, iterator chunks included."""
+    if type(encoded) is str:
+        return len(encoded.encode("utf-8", "surrogatepass"))
+    if type(encoded) is list:
+        return sum(input_bytes(v) for v in encoded)
+    if type(encoded) is dict:
+        return sum(input_bytes(v) for v in encoded.values())
+    return 0
+
+
+def item_bound(n_bytes: int) -> int:
+    """How many items an iterator made from `n_bytes` of text may yield (see ITER_MARGIN)."""
+    return min(ITER_CAP, ITER_MARGIN * n_bytes + ITER_SLACK)
+
+
+class EndlessIterator(BadReply):
+    """An iterator from the submission gave more items than its input allows (see ITER_MARGIN)."""
+
+
 class RemoteCallable:
     """A function, class or method living in the worker; calling it is one request."""
 
@@ -328,13 +426,15 @@ class RemoteCallable:
         target = self._target._ref if isinstance(self._target, RemoteHandle) else 0
         if isinstance(self._target, RemoteHandle):
             self._target._check(s)
+        encoded_args, encoded_kwargs = s.encode_args(list(args)), s.encode_args(dict(kwargs))
+        owner = f"{self._target._cls}." if isinstance(self._target, RemoteHandle) else ""
+        what = describe_call(owner + ".".join(self._path), args, kwargs, encoded_args, encoded_kwargs)
         result = s.request(
-            "call",
-            target=target,
-            path=list(self._path),
-            args=s.encode_args(list(args)),
-            kwargs=s.encode_args(dict(kwargs)),
+            "call", target=target, path=list(self._path), args=encoded_args, kwargs=encoded_kwargs, what=what
         )
+        if isinstance(result, RemoteHandle):
+            object.__setattr__(result, "_what", what)
+            object.__setattr__(result, "_bound", item_bound(input_bytes([encoded_args, encoded_kwargs])))
         return result
 
     def __getattr__(self, name: str) -> RemoteCallable:
@@ -348,7 +448,7 @@ class RemoteCallable:
 
 def _attribute(session: Session, target, name: str):
     ref = target._ref if isinstance(target, RemoteHandle) else 0
-    value = session.request("getattr", target=ref, name=name)
+    value = session.request("getattr", target=ref, name=name, what=f"reading bpe attribute {name!r}")
     if isinstance(value, _CallableMarker):
         return RemoteCallable(session, target, (name,))
     return value
@@ -369,6 +469,9 @@ class RemoteHandle:
         object.__setattr__(self, "_cls", cls)
         object.__setattr__(self, "_pending", [])
         object.__setattr__(self, "_done", False)
+        object.__setattr__(self, "_pulled", 0)
+        object.__setattr__(self, "_bound", ITER_CAP)  # narrowed by the call that made it
+        object.__setattr__(self, "_what", f"the {cls} your code returned")
 
     def _check(self, session: Session) -> None:
         if session is not self._session or session.worker is not self._worker:
@@ -395,7 +498,16 @@ class RemoteHandle:
             if self._done:
                 raise StopIteration
             self._check(self._session)
-            items, done = self._session.request("next", target=self._ref, n=ITER_BATCH)
+            if self._pulled >= self._bound:
+                self._session.retire()
+                raise EndlessIterator(
+                    f"{self._what} yielded more than {self._bound:,} items without ending "
+                    "(more than its input could give): is it an endless generator?"
+                )
+            items, done = self._session.request(
+                "next", target=self._ref, n=ITER_BATCH, what=f"pulling items from {self._what}"
+            )
+            object.__setattr__(self, "_pulled", self._pulled + len(items))
             self._pending.extend(reversed(items))
             object.__setattr__(self, "_done", done)
             if not self._pending:
@@ -435,14 +547,22 @@ class RemoteKit:
             raise TypeError("encode_file_streaming needs a tokenizer made through the bpe fixture")
         tok._check(s)
         ids: list[int] = []
+        what = f"{tok._cls}.encode_iterable({describe_value(Path(path))}, read {int(chunk_chars):,} chars at a time)"
+        bound = item_bound(Path(path).stat().st_size)
 
         def on_batch(batch):
             if type(batch) is not list or any(type(i) is not int for i in batch):
                 raise BadReply("encode_iterable must yield ints")
             ids.extend(batch)
+            if len(ids) > bound:
+                raise EndlessIterator(
+                    f"{what} yielded more than {bound:,} ids without ending (more than the file "
+                    "could give): is it an endless generator?"
+                )
 
         _count, growth = s.request(
             "stream",
+            what=what,
             target=tok._ref,
             path=s.sandbox.copy_input(Path(path)),
             chunk=int(chunk_chars),
@@ -461,6 +581,16 @@ class RemoteKit:
         Either raises CallTimeout (CpuLimitExceeded for the CPU cap) and restarts the worker."""
         with self._session.limits(seconds, cpu):
             yield
+
+    @contextlib.contextmanager
+    def cores(self, n: int) -> Iterator[None]:
+        """Calls inside see `n` usable cores (os.cpu_count, sched_getaffinity...), whatever the
+        machine has: a trainer that splits its work per core is graded splitting it."""
+        previous, self._session.cores = self._session.cores, int(n)
+        try:
+            yield
+        finally:
+            self._session.cores = previous
 
     def close(self) -> None:
         self._session.close()

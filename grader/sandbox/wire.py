@@ -34,13 +34,35 @@ class WireError(ValueError):
     """A message that is not valid under this format (or breaks its size/depth caps)."""
 
 
+def too_big(value) -> str | None:
+    """Why one container or string cannot fit in a reply, judged from its length alone (each item
+    takes at least 2 bytes on the wire); None if it might. The worker checks this before encoding,
+    so an enormous answer is refused at once instead of after minutes of encoding and sending; the
+    trusted side's caps (process.WorkerProcess, `loads`) hold whatever a submission sends."""
+    kind = type(value)
+    if kind in (str, bytes, bytearray) or isinstance(value, (str, bytes, bytearray)):
+        if len(value) > MAX_LINE:
+            return f"a {kind.__name__} of {len(value):,} characters is larger than the {MAX_LINE // 2**20} MiB reply limit"
+    elif isinstance(value, (list, tuple, dict)) and len(value) > MAX_LINE // 2:
+        return f"a {kind.__name__} of {len(value):,} items is larger than the {MAX_LINE // 2**20} MiB reply limit"
+    return None
+
+
 # ---------------------------------------------------------------------------------------- encoding
 def encode(value, *, handle=None, depth: int = 0):
     """A JSON-ready structure for `value`. `handle(obj)` turns other objects into a tag (or None)."""
     if depth > MAX_DEPTH:
         raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
     kind = type(value)
-    if value is None or kind is bool or kind is str:
+    if value is None or kind is bool:
+        return value
+    if (kind is str or kind is list or kind is dict or kind is tuple or kind is bytes) and len(
+        value
+    ) > MAX_LINE // 2:
+        why = too_big(value)
+        if why:
+            raise WireError(why)
+    if kind is str:
         return value
     if kind is int:
         return value

@@ -17,6 +17,7 @@ import traceback
 
 from . import _linux, importing, wire
 from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
+from .diagnose import child_note
 
 BATCH = 8192
 
@@ -147,6 +148,9 @@ class Worker:
             msg = wire.envelope(wire.loads(line))
             if msg["op"] == "exit":
                 return
+            restore = (
+                report_cores(msg["cores"]) if type(msg.get("cores")) is int and msg["cores"] > 0 else None
+            )
             try:
                 result = getattr(self, "op_" + msg["op"])(msg)
                 line = wire.dumps({"id": msg["id"], "ok": result})
@@ -166,6 +170,8 @@ class Worker:
             except BaseException as exc:  # SystemExit, KeyboardInterrupt...: this worker is done
                 self.send({"id": msg["id"], "fatal": f"{type(exc).__name__}: {_safe_str(exc)}"})
                 os._exit(70)
+            if restore is not None:
+                restore()
             self.wfile.write(line)
             self.wfile.flush()
 
@@ -215,6 +221,85 @@ def expose_submission(config: dict) -> None:
     os.environ["PYTHONPATH"] = os.pathsep.join([config["submission"], *lib])
 
 
+def watch_children() -> None:
+    """Say on stderr when a multiprocessing child of the submission is found killed by a signal
+    that its parent did not send (a pool worker SIGKILLed): a `multiprocessing.Pool` then waits for
+    ever for the lost task, and this line is all the trusted side can show of the cause
+    (diagnose.child_failure). A child ended by `terminate()`/`kill()` (a pool closing) is not news."""
+    import multiprocessing.process as mp
+
+    exitcode, terminate, kill = mp.BaseProcess.exitcode, mp.BaseProcess.terminate, mp.BaseProcess.kill
+    noted: set[int] = set()
+
+    def watched_exitcode(self):
+        code = exitcode.fget(self)
+        if code is not None and code < 0 and not getattr(self, "_kit_ended", False):
+            pid = self.pid or 0
+            if pid not in noted:
+                noted.add(pid)
+                try:
+                    os.write(2, child_note(pid, -code).encode())
+                except OSError:
+                    pass
+        return code
+
+    def ended_by_parent(method):
+        def end(self):
+            self._kit_ended = True
+            return method(self)
+
+        return end
+
+    mp.BaseProcess.exitcode = property(watched_exitcode)
+    mp.BaseProcess.terminate = ended_by_parent(terminate)
+    mp.BaseProcess.kill = ended_by_parent(kill)
+
+
+def report_cores(n: int, *, affinity: bool = True):
+    """Make the submission see `n` usable cores through every way Python tells it (os.cpu_count,
+    os.process_cpu_count, os.sched_getaffinity, multiprocessing.cpu_count, and so the defaults of
+    Pool and ProcessPoolExecutor); returns a function that restores what was there.
+
+    At start-up `n` is the cores this process may really run on, so the counts agree with one
+    another (the real affinity set is kept: `affinity=False`); a graded test may ask for more (`bpe.kit.cores`), so that a trainer that splits its
+    input per core is graded splitting it even on a one-core grading machine."""
+    import multiprocessing
+
+    saved = {
+        name: getattr(os, name)
+        for name in ("cpu_count", "process_cpu_count", "sched_getaffinity")
+        if hasattr(os, name)
+    }
+    saved_mp = multiprocessing.cpu_count
+
+    def count() -> int:
+        return n
+
+    def fake_affinity(pid: int = 0) -> set[int]:
+        return set(range(n)) if pid in (0, os.getpid()) else saved["sched_getaffinity"](pid)
+
+    os.cpu_count = count
+    if "process_cpu_count" in saved:
+        os.process_cpu_count = count
+    if "sched_getaffinity" in saved and affinity:
+        os.sched_getaffinity = fake_affinity
+    multiprocessing.cpu_count = count
+
+    def restore() -> None:
+        for name, fn in saved.items():
+            setattr(os, name, fn)
+        multiprocessing.cpu_count = saved_mp
+
+    return restore
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _safe_str(exc: BaseException) -> str:
     try:
         return str(exc)
@@ -243,6 +328,8 @@ def main(argv: list[str]) -> None:
         if config.get("python"):
             become(config)  # does not return: the student's interpreter runs main() again
     expose_submission(config)
+    watch_children()
+    report_cores(usable_cores(), affinity=False)  # the real affinity set, and counts that agree
     rfile = os.fdopen(config["fds"][0], "rb")
     wfile = os.fdopen(config["fds"][1], "wb")
     Worker(config, rfile, wfile).serve()

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from ..calibration import TEST_CALL_ALLOWANCE_S
 from . import outcome
 
 _SESSION = pytest.StashKey[object]()
@@ -52,6 +53,16 @@ def pytest_addoption(parser):
         help="whose rules the tests apply (see grader/cs336/); the tests read it as bpe.kit.contract",
     )
     group.addoption("--worker-python", default=None, help="the student's interpreter for the worker")
+    group.addoption(
+        "--grader-test-times",
+        default=None,
+        help="write each test's CPU seconds in the submission's code here (JSON), for the fixtures",
+    )
+    group.addoption(
+        "--grader-no-test-limits",
+        action="store_true",
+        help="only the wall-clock timeouts, no per-test CPU limits (when recording the reference's times)",
+    )
     group.addoption(
         "--worker-hide",
         action="append",
@@ -133,16 +144,33 @@ def _test_timeout(item) -> float | None:
 
 TIMEOUT_GRACE = 5.0
 _BUDGET = pytest.StashKey[float]()
+_CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the test's own limit (calibration.PerTestLimits)
+_TIMES = pytest.StashKey[dict]()
 
 
-def pytest_collection_modifyitems(items):
+def times_key(item) -> str:
+    """`test_part2.py::test_x[param]`: a graded test as the per-test times fixture names it."""
+    return f"{Path(str(item.path)).name}::{item.name}"
+
+
+def pytest_collection_modifyitems(config, items):
     """The worker's deadline is the test's timeout; pytest-timeout gets a few seconds more, as a
-    backstop, so a slow submission is reported as such rather than as a pytest-timeout."""
+    backstop, so a slow submission is reported as such rather than as a pytest-timeout. Each test
+    also gets its CPU-time limit, derived from the reference's time for it (grader/calibration.py):
+    a call that loops for ever is stopped there, long before the wall-clock timeout."""
+    limits = None
+    if not config.getoption("--grader-no-test-limits") and not config.getoption("--inprocess"):
+        from ..calibration import per_test_limits
+
+        limits = per_test_limits()
     for item in items:
         budget = _test_timeout(item)
         if budget:
             item.stash[_BUDGET] = budget
             item.add_marker(pytest.mark.timeout(budget + TIMEOUT_GRACE), append=False)
+        cpu = limits.seconds(times_key(item)) if limits is not None else None
+        if cpu is not None:
+            item.stash[_CPU] = (cpu, limits.basis(times_key(item)))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -152,9 +180,14 @@ def pytest_runtest_call(item):
     if session is not None:
         session.test_deadline = time.monotonic() + budget if budget else None
         session.call_timeout = budget or session.call_timeout
+        session.test_cpu_limit, session.test_cpu_basis = item.stash.get(_CPU, (None, ""))
+        session.test_cpu_per_call = TEST_CALL_ALLOWANCE_S
+        session.test_cpu_used, session.test_calls = 0.0, 0
     yield
     if session is not None:
         session.test_deadline = None
+        session.test_cpu_limit = None
+        item.config.stash.setdefault(_TIMES, {})[times_key(item)] = session.test_cpu_used
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -174,6 +207,9 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_sessionfinish(session):
+    times = session.config.getoption("--grader-test-times")
+    if times:
+        Path(times).write_text(json.dumps(session.config.stash.get(_TIMES, {}), indent=1, sort_keys=True))
     path = session.config.getoption("--grader-results")
     if path:
         records = outcome.merge(session.config.stash[_RECORDS])

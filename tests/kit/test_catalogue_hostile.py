@@ -144,6 +144,11 @@ def test_hostile_earns_only_what_it_honestly_earns(name, hostile_runs, request):
             first = " / ".join(t["output"].strip().splitlines()[:3])
             wrong.append(f"{t['number']} {test_id}: {'lost' if lost else 'kept'} its points. {first}")
     assert not wrong, f"{name} ({entry.why}):\n" + "\n".join(wrong)
+    for t in results["tests"]:
+        words = entry.feedback.get(ID_OF[t["number"]])
+        assert words is None or words in t["output"], (
+            f"{name}: {t['number']} should say {words!r}:\n{t['output']}"
+        )
     honest = sum(t["max_score"] for t in results["tests"] if not entry.must_fail(ID_OF[t["number"]]))
     assert results["score"] == honest
     if entry.score is not None:

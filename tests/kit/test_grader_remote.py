@@ -10,6 +10,7 @@ import time
 import pytest
 from grader_toys import HONEST, write_submission
 
+from grader.checks import speed
 from grader.errors import ModuleDoesNotImport
 from grader.paths import KIT_ROOT
 from grader.sandbox import remote
@@ -67,6 +68,29 @@ class Slurper(CharBPE):
 
 def slurper():
     return Slurper(["a"], [])
+
+class Endless(CharBPE):
+    def encode_iterable(self, chunks):
+        while True:
+            yield 0
+
+def endless():
+    return Endless(["a"], [])
+
+def many_ids():
+    return [7] * 12_000_000
+
+def many_lists():
+    return [[] for _ in range(1_200_000)]
+
+def cores_seen():
+    import multiprocessing
+    counts = [os.cpu_count(), len(os.sched_getaffinity(0)), multiprocessing.cpu_count()]
+    if hasattr(os, "process_cpu_count"):
+        counts.append(os.process_cpu_count())
+    if os.fork() == 0:  # a forked child (a Pool's worker) sees the same
+        os._exit(os.cpu_count())
+    return counts, os.waitstatus_to_exitcode(os.wait()[1])
 
 def symlink_out(scratch_name):
     os.symlink("/etc/hostname", scratch_name)
@@ -191,6 +215,27 @@ def test_streaming_memory_detects_reading_everything_at_once(bpe, tmp_path):
     assert greedy.peak_growth_bytes > 35 * 1024 * 1024
 
 
+def test_an_endless_generator_is_stopped_at_a_bound_on_its_inputs_bytes(bpe, tmp_path):
+    tok = bpe.endless()
+    with pytest.raises(remote.EndlessIterator, match=r"more than 10,010 items .* endless generator"):
+        list(tok.encode_iterable(["ab", "cde"]))  # 5 bytes: 2 x 5 + 10,000 ids at most
+    path = tmp_path / "small.txt"
+    path.write_text("x" * 1000)
+    with pytest.raises(
+        remote.EndlessIterator, match=r"encode_iterable\(a file of 1,000 bytes.*more than 12,000 ids"
+    ):
+        bpe.kit.encode_file_streaming(bpe.endless(), path)
+    assert bpe.merge([1, 2], (1, 2), 3) == [3]
+
+
+def test_an_enormous_reply_is_refused_by_its_size_and_the_next_call_is_served(bpe):
+    with pytest.raises(remote.BadReply, match="12,000,000 items is larger than the 16 MiB reply limit"):
+        bpe.many_ids()
+    with pytest.raises(remote.BadReply, match="more than 1,000,000 lists"):
+        bpe.many_lists()  # 3 bytes each: under the size cap, over the container cap
+    assert bpe.merge([1, 2], (1, 2), 3) == [3]
+
+
 def test_handles_die_with_their_worker(bpe):
     tok = bpe.CharBPE.train("ab", 0)
     bpe.kit.restart()
@@ -225,6 +270,76 @@ def test_a_cpu_cap_lets_a_call_within_it_finish_and_leaves_the_next_calls_alone(
         with pytest.raises(remote.CallTimeout) as info:
             bpe.nap(30)  # a call that waits uses no CPU: the wall limit ends it
     assert not isinstance(info.value, remote.CpuLimitExceeded)
+
+
+def test_a_tests_cpu_limit_is_shared_by_its_calls_and_stops_a_loop(bpe):
+    """The plugin sets each test's limit (calibration.PerTestLimits); calls inside `bpe.kit.timeout`
+    have their own limits and do not count."""
+    s = bpe.kit._session
+    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 0.4, "a test limit", 0.0
+    s.test_cpu_per_call, s.test_calls = 0.3, 0
+    try:
+        bpe.spin(0.3)
+        with bpe.kit.timeout(30, cpu=5):
+            bpe.spin(0.8)
+        bpe.spin(0.3)  # 0.6 s used of 0.4 + 2 x 0.3
+        assert 0.6 <= s.test_cpu_used < 1.0
+        with pytest.raises(
+            remote.CpuLimitExceeded,
+            match=r"spin\(60\) did not answer in time: stopped when this test had used its limit of 1.3 s of CPU time \(a test limit\)",
+        ):
+            bpe.spin(60)
+    finally:
+        s.test_cpu_limit, s.test_cpu_per_call = None, 0.0
+    bpe.spin(1.2)  # no limit outside a test
+
+
+def _busy_loop():
+    os.setsid()  # a session of its own, as the worker has: CFS autogroups share a cpu by session
+    while True:
+        pass
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
+def test_a_call_slowed_by_a_saturated_machine_is_told_so_not_that_it_waits(bpe):
+    """The worker and 4 busy loops share ONE cpu, so the worker gets a fraction of a core on any
+    machine (each in its own session, so the scheduler's autogroups give each an equal share): a
+    call that works steadily runs out of wall time while its CPU time keeps moving."""
+    import multiprocessing
+
+    cpu = min(os.sched_getaffinity(0))
+    worker = bpe.kit._session.current()
+    os.sched_setaffinity(worker.pid, {cpu})
+    hogs = [multiprocessing.get_context("fork").Process(target=_busy_loop, daemon=True) for _ in range(4)]
+    for hog in hogs:
+        hog.start()
+        os.sched_setaffinity(hog.pid, {cpu})
+    try:
+        with bpe.kit.timeout(2.5):
+            with pytest.raises(remote.CallTimeout) as info:
+                bpe.spin(60)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.join()
+    text = str(info.value)
+    assert "spin(60) did not answer in time" in text and "the machine is overloaded" in text, text
+    assert "Grades use CPU time" in text and "waiting on something" not in text
+    assert speed.why_it_ran_long(info.value.samples).startswith("It was working all along")
+    with bpe.kit.timeout(1.5):
+        with pytest.raises(remote.CallTimeout) as info:
+            bpe.nap(30)
+    assert "Its CPU time stood still" in str(info.value) and "waiting on something" in str(info.value)
+
+
+def test_the_submission_sees_one_core_count_everywhere_and_the_kit_can_set_it(bpe):
+    counts, child = bpe.cores_seen()
+    assert len(set(counts)) == 1 and child == counts[0], counts  # what it may really use
+    for n in (2, 5):
+        with bpe.kit.cores(n):
+            counts, child = bpe.cores_seen()
+        assert set(counts) == {n} and child == n
+    assert bpe.cores_seen()[0][0] == len(os.sched_getaffinity(0))  # restored after the block
 
 
 def test_cpu_of_child_processes_is_counted(bpe):

@@ -158,3 +158,16 @@ def test_worker_side_decoding_rebuilds_iterators_and_references():
     it, obj, tup = wire.decode_plain(raw, objects.__getitem__)
     assert list(it) == ["a", "b"] and iter(it) is it
     assert obj == "the object" and tup == (1,)
+
+
+def test_encode_refuses_a_value_too_big_for_any_reply_before_encoding_it():
+    """The worker's side of the cap: judged from lengths alone, so an enormous answer costs no time."""
+    for value in (
+        "x" * (wire.MAX_LINE + 1),
+        [0] * (wire.MAX_LINE // 2 + 1),
+        {"k": [b"x"] * (wire.MAX_LINE // 2 + 1)},
+    ):
+        with pytest.raises(wire.WireError, match="larger than the 16 MiB reply limit"):
+            wire.encode(value)
+    assert wire.too_big("x" * 1000) is None and wire.too_big([0] * 1000) is None
+    assert wire.encode([0] * 1000) == [0] * 1000

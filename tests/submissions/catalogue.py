@@ -51,6 +51,7 @@ class Entry:
     linger: float = 0.3  # seconds to wait after grading before looking for leftover processes
     smoke: bool = False  # graded even in a quick run (BPE_KIT_CATALOGUE=smoke)
     gap: str | None = None  # a known hole in the grader or its suite: what goes wrong, what would fix it
+    feedback: dict[str, str] = field(default_factory=dict)  # id -> words its feedback must contain
     # Files ("bpe/x.py") that must not compile: the row is about a module that does not import.
     uncompilable: tuple[str, ...] = ()
 
@@ -80,6 +81,7 @@ def load(path: Path = CATALOGUE) -> list[Entry]:
                 linger=float(row.get("linger", 0.3)),
                 smoke=bool(row.get("smoke", False)),
                 gap=row.get("gap"),
+                feedback=dict(row.get("feedback", {})),
                 uncompilable=tuple(row.get("uncompilable", ())),
             )
         except KeyError as e:

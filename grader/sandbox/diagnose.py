@@ -1,0 +1,148 @@
+"""Words for a call that went wrong: which call it was, on how much input, and what the child
+processes the submission started said before it went wrong.
+
+Pure functions on data the trusted side already holds (the call's arguments, the worker's captured
+output), so the feedback of a timeout or crash names its cause instead of reading as a bare
+"did not answer": a multiprocessing child that cannot import `bpe`, or raised, or was killed,
+leaves its traceback (or the worker's note, see `CHILD_NOTE`) in that output.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+from pathlib import Path
+
+# The worker writes this line to its stderr when a child process the submission started (through
+# multiprocessing) is found killed by a signal it did not send itself (worker.watch_children).
+CHILD_NOTE = "bpe-kit: "
+_SHORT = 40  # arguments whose repr is at most this long are shown as they are
+
+
+def signal_words(signum: int) -> str:
+    """'SIGKILL (usually the memory limit...)': a signal, with what usually sends it."""
+    name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else f"signal {signum}"
+    hint = {
+        "SIGKILL": " (killed: usually the memory limit, or the CPU time limit)",
+        "SIGXCPU": " (the CPU time limit)",
+        "SIGXFSZ": " (it wrote a file larger than the limit)",
+        "SIGSEGV": " (a crash inside Python or an extension)",
+    }.get(name, "")
+    return name + hint
+
+
+def child_note(pid: int, signum: int) -> str:
+    """The worker's line for a child killed by a signal (parsed back by `child_failure`)."""
+    return f"{CHILD_NOTE}a child process your code started (pid {pid}) was killed by {signal_words(signum)}\n"
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Pool)\b.*$")
+
+
+def child_failure(output: str) -> str | None:
+    """At most two lines saying how a child process failed, read from what the worker printed
+    during the call: the last traceback's exception line, and the worker's note of a child killed
+    by a signal. None when the output holds neither."""
+    found = []
+    lines = output.splitlines()
+    start = max((i for i, line in enumerate(lines) if line.strip() == _TRACEBACK), default=None)
+    if start is not None:
+        tail = [line for line in lines[start + 1 :] if line and not line[0].isspace()]
+        exc = next((line for line in tail if _EXCEPTION_LINE.match(line)), None)
+        if exc:
+            found.append("a child process failed with " + exc.strip()[:300])
+    notes = [line[len(CHILD_NOTE) :] for line in lines if line.startswith(CHILD_NOTE)]
+    if notes:
+        found.append(notes[-1].strip()[:300])
+    return "; ".join(found) or None
+
+
+# ------------------------------------------------------------------------------------ the call
+def _size(n: int, unit: str) -> str:
+    return f"{n:,} {unit}" if n != 1 else f"1 {unit.rstrip('s')}"
+
+
+def describe_value(value, encoded=None) -> str:
+    """An argument as a timeout message shows it: short values as they are, long ones by size."""
+    if isinstance(value, Path):
+        try:
+            return f"a file of {_size(os.stat(value).st_size, 'bytes')}"
+        except OSError:
+            return "a file"
+    if isinstance(encoded, dict) and "i" in encoded:  # an iterator, materialized on the way in
+        items = encoded["i"]
+        chars = sum(len(x) for x in items if isinstance(x, str))
+        return f"an iterator of {_size(len(items), 'chunks')}, {_size(chars, 'chars')} in all"
+    try:
+        shown = repr(value)
+    except Exception:
+        shown = f"<{type(value).__name__}>"
+    if len(shown) <= _SHORT:
+        return shown
+    if isinstance(value, str):
+        return f"text of {_size(len(value), 'chars')}"
+    if isinstance(value, (bytes, bytearray)):
+        return f"{_size(len(value), 'bytes')}"
+    if isinstance(value, (list, tuple, dict, set)):
+        return f"a {type(value).__name__} of {_size(len(value), 'items')}"
+    return f"<{type(value).__name__}>"
+
+
+def describe_call(name: str, args, kwargs, encoded_args=None, encoded_kwargs=None) -> str:
+    """'train_bpe(a file of 12,345 bytes, vocab_size=500, special_tokens=[])'."""
+    enc_args = encoded_args if isinstance(encoded_args, list) else [None] * len(args)
+    enc_kwargs = {}
+    if isinstance(encoded_kwargs, dict) and isinstance(encoded_kwargs.get("d"), list):
+        enc_kwargs = {k: v for k, v in encoded_kwargs["d"] if isinstance(k, str)}
+    parts = [describe_value(a, e) for a, e in zip(args, enc_args, strict=False)]
+    parts += [f"{k}={describe_value(v, enc_kwargs.get(k))}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+# ------------------------------------------------------------------------------------ a stall
+WAITING = "waiting"  # its CPU time did not move: a sleep, a lock, a child that never answers
+OVERLOADED = "overloaded"  # it worked all along, but got a small share of a saturated machine
+BUSY = "busy"  # it used the CPU all along: an endless loop, or far too slow
+# A call "works steadily" when, over the last half of its wall time, it got at least this share of
+# one core; "waits" when its CPU time moved by less than STILL_SHARE of the wall time there.
+STEADY_SHARE = 0.05
+STILL_SHARE = 0.01
+OVERLOAD_RATIO = 0.5  # CPU below half the wall time, while steady: the machine, not the code
+
+
+def stall_kind(samples: list[tuple[float, float]]) -> str:
+    """Why a call ran long, from (wall seconds, CPU seconds) samples taken since it started
+    (`WorkerProcess.cpu_samples`): WAITING when its CPU time stood still over the last half of
+    the wall time, OVERLOADED when it advanced steadily but far slower than the wall clock (the
+    machine is saturated: the grade uses CPU time, and this is no fault of the code), else BUSY."""
+    if len(samples) < 2:
+        return BUSY
+    wall_end, cpu_end = samples[-1]
+    half = [s for s in samples if s[0] <= wall_end / 2] or samples[:1]
+    wall_mid, cpu_mid = half[-1]
+    tail_wall, tail_cpu = wall_end - wall_mid, cpu_end - cpu_mid
+    if tail_wall <= 0:
+        return BUSY
+    if tail_cpu < STILL_SHARE * tail_wall:
+        return WAITING
+    if tail_cpu >= STEADY_SHARE * tail_wall and cpu_end < OVERLOAD_RATIO * wall_end:
+        return OVERLOADED
+    return BUSY if tail_cpu >= STEADY_SHARE * tail_wall else WAITING
+
+
+def stall_words(kind: str, wall_s: float, cpu_s: float) -> str:
+    """One sentence on why a call that ran out of wall-clock time ran long."""
+    if kind == OVERLOADED:
+        return (
+            f"It was working all along, but got only {cpu_s:.1f} s of CPU time in {wall_s:.1f} s: the "
+            "machine is overloaded, and its wall-clock limit ran out first. Grades use CPU time, so "
+            "grade again when the machine is quieter."
+        )
+    if kind == WAITING:
+        return (
+            f"Its CPU time stood still ({cpu_s:.1f} s in {wall_s:.1f} s): is it waiting on something "
+            "(a sleep, a lock, a child process)?"
+        )
+    return "An endless loop, or far too slow?"

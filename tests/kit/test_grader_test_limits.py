@@ -1,0 +1,49 @@
+"""Per-test CPU limits (grader/calibration.py): derived from the reference's recorded time for each
+graded test, scaled to this machine, shared by the test's calls, with a floor."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grader import calibration, rubric
+from grader.calibration import PerTestLimits
+from grader.paths import DEFAULT_RUBRIC
+
+
+def test_a_limit_is_a_wide_multiple_of_the_reference_plus_an_allowance_per_call():
+    limits = PerTestLimits({"t.py::slow": 1.0, "t.py::prop": 0.2}, scale=2.0)
+    assert limits.seconds("t.py::slow") == calibration.TEST_FACTOR * 2.0
+    assert "reference solution's 2.00 s" in limits.basis("t.py::slow") and "per call" in limits.basis(
+        "t.py::slow"
+    )
+    assert limits.seconds("t.py::prop[case-3]") == limits.seconds("t.py::prop")  # by its base name
+    assert limits.seconds("t.py::unknown") is None  # a test newer than the fixture: wall time only
+
+
+def test_a_missing_or_broken_fixture_gives_no_limits(tmp_path):
+    assert calibration.per_test_limits(tmp_path / "none.json") is None
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"tests": []}')
+    assert calibration.per_test_limits(bad) is None
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"tests": {"t.py::a": 0.5}, "yardstick_cpu_s": 0.2}))
+    limits = calibration.per_test_limits(good)
+    assert limits is not None and limits.scale > 0 and limits.seconds("t.py::a") > 0
+
+
+def test_the_recorded_times_cover_every_graded_test():
+    """Regenerate with `bpe-kit fixtures --calibrate` when a graded test is added or renamed."""
+    data = json.loads(calibration.TEST_TIMES_FILE.read_text())
+    recorded = {key.split("[", 1)[0] for key in data["tests"]}
+    missing = [e.id for e in rubric.load(DEFAULT_RUBRIC) if e.id not in recorded]
+    assert not missing, f"no reference time for {missing}: run `bpe-kit fixtures --calibrate`"
+    assert data["yardstick_cpu_s"] > 0 and all(v >= 0 for v in data["tests"].values())
+
+
+@pytest.mark.parametrize("key", ["test_part2.py::test_train_tiny_words", "test_part3.py::test_decode"])
+def test_the_recorded_limits_leave_correct_code_room(key):
+    limits = calibration.per_test_limits()
+    assert limits is not None
+    assert limits.seconds(key) > 0
