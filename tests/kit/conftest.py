@@ -1,7 +1,8 @@
-"""Shared by the kit's tests: where the kit's parts are, as constants and as fixtures.
+"""Shared by the kit's tests: where the kit's parts are, as fixtures.
 
-Test modules import the shared helpers from here and from the helper modules beside it
-(sandboxed.py, handout_support.py, instructor_fakes.py, report_dom.py...), never from each other.
+Test modules take the kit's paths from `grader.paths` (a conftest is pytest's to load, not a module
+to import) and shared helpers from the modules beside it (sandboxed.py, handout_support.py,
+instructor_fakes.py, report_dom.py...), never from each other.
 """
 
 from __future__ import annotations

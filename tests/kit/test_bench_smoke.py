@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import KIT as ROOT
+
+from grader.paths import KIT_ROOT as ROOT
 
 RUN = ROOT / "bench" / "run.py"
 pytestmark = pytest.mark.slow  # a few seconds of subprocesses in all

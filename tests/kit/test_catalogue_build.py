@@ -10,10 +10,9 @@ import catalogue
 import kill_matrix
 import pytest
 from _pytest.mark.expression import Expression
-from conftest import KIT as KIT_ROOT
 
 from grader import rubric
-from grader.paths import DEFAULT_RUBRIC
+from grader.paths import DEFAULT_RUBRIC, KIT_ROOT
 
 ENTRIES = catalogue.load()
 RUBRIC = rubric.load(DEFAULT_RUBRIC)

@@ -18,11 +18,10 @@ import threading
 import catalogue
 import jail
 import pytest
-from conftest import KIT as KIT_ROOT
 from prefetch import Prefetch, selected_params
 
 from grader import rubric
-from grader.paths import DEFAULT_RUBRIC
+from grader.paths import DEFAULT_RUBRIC, KIT_ROOT
 
 WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the whole catalogue takes ~4 min on 2 cores)"
 

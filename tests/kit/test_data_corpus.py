@@ -10,9 +10,9 @@ import sys
 
 import pytest
 import regex
-from conftest import KIT as ROOT
 
 from data import corpus
+from grader.paths import KIT_ROOT as ROOT
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 CJK = regex.compile(r"\p{Han}")

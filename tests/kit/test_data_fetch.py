@@ -14,9 +14,9 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import KIT as ROOT
 
 from data import fetch
+from grader.paths import KIT_ROOT as ROOT
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import KIT
 
 from grader.farm import fingerprint
+from grader.paths import KIT_ROOT as KIT
 
 
 @pytest.fixture

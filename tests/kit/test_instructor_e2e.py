@@ -13,13 +13,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import KIT
 from report_dom import CHROMIUM, Dom, dump_dom
 from sandboxed import PYTHON, run_sandboxed
 
 from grader import rubric
 from grader.farm import merge as farm_merge
 from grader.farm import records
+from grader.paths import KIT_ROOT as KIT
 
 CATALOGUE = KIT / "tests/submissions"
 

@@ -14,10 +14,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import KIT
 from sandboxed import run_sandboxed
 
 from grader.errors import BundleError
+from grader.paths import KIT_ROOT as KIT
 from grader.release.gradescope import LOCK, build, grading_lock
 
 TEMPLATES = KIT / "grader/release/templates"

@@ -13,9 +13,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import KIT
 
 from grader.errors import LeakError
+from grader.paths import KIT_ROOT as KIT
 from grader.release.contents import ORACLES, is_private
 from grader.release.handout import TOP, build
 

@@ -10,11 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import KIT
 
 from grader import calibration
 from grader.checks import golden
 from grader.oracles import fixtures
+from grader.paths import KIT_ROOT as KIT
 
 COMMITTED = KIT / "data" / "fixtures"
 

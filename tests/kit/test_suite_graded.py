@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 import suite_variants
-from conftest import KIT
+
+from grader.paths import KIT_ROOT as KIT
 
 
 def run_suite(submission: Path, out: Path, *args: str) -> dict[str, dict]:

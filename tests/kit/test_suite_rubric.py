@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from conftest import KIT
-
 from grader import rubric
+from grader.paths import KIT_ROOT as KIT
 
 GRADED = KIT / "tests" / "graded"
 PART_OF_FILE = {
