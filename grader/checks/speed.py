@@ -94,8 +94,8 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
 
 def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
     """Waiting, or an overloaded machine, or busy: decided from how the call's CPU time moved
-    (grader/sandbox/diagnose.stall_kind), never assumed from the wall clock alone."""
-    from grader.sandbox.diagnose import WAITING, stall_kind, stall_words
+    (grader/sandbox/call_words.stall_kind), never assumed from the wall clock alone."""
+    from grader.sandbox.call_words import WAITING, stall_kind, stall_words
 
     if not samples:
         return stall_words(WAITING, 0.0, 0.0)
@@ -104,7 +104,7 @@ def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
 
 
 def _cause(exc) -> str:
-    """How a child process of the call failed (grader/sandbox/diagnose.py), when one did."""
+    """How a child process of the call failed (grader/sandbox/call_words.py), when one did."""
     return f"\nThe likely cause: {exc.child_failure}." if getattr(exc, "child_failure", None) else ""
 
 

@@ -31,7 +31,7 @@ PRIVATE = [
     "tests/graded/test_hidden_*",
     "tests/graded/**/test_hidden_*",
     "data/fixtures/hidden/**",
-    "data/fixtures/test_times.json",  # names the hidden tests (without it, only wall-clock timeouts)
+    "data/fixtures/test_times.json",  # names the hidden tests: the handout gets its public part
     "grader/release/**",
     "grader/farm/**",
     "grader/gradescope.py",
@@ -40,6 +40,9 @@ PRIVATE = [
     "grader/rubric_cs336.toml",  # the cs336 contract (README): it names hidden tests, and its shim
     "grader/cs336/**",  # defines the graded names; CS336 repositories are graded with the whole kit
 ]
+# Private files the handout carries a public part of, written by the build (handout.handout_files);
+# the leak scan still reads them for hidden names.
+PUBLIC_PARTS = ("grader/rubric.toml", "data/fixtures/test_times.json")
 # The Gradescope bundle is never seen by students: it holds the whole grader, hidden tests included.
 BUNDLE_INCLUDE = [
     "grader/**",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..calibration import public_test_times
 from ..errors import LeakError
 from .contents import HANDOUT_INCLUDE, PRIVATE, select
 from .leaks import scan
@@ -36,6 +37,9 @@ def handout_files(kit: Path) -> dict[str, bytes]:
     rubric = kit / "grader/rubric.toml"
     if rubric.exists():
         files["grader/rubric.toml"] = visible_only(rubric.read_text(encoding="utf-8")).encode("utf-8")
+    times = kit / "data/fixtures/test_times.json"
+    if times.exists():
+        files["data/fixtures/test_times.json"] = public_test_times(times.read_text(encoding="utf-8")).encode()
     for name, template in STUDENT_FILES.items():
         files[name] = (TEMPLATES / template).read_bytes()
     return files

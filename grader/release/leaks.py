@@ -15,7 +15,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from .contents import ORACLES, is_private
+from .contents import ORACLES, PUBLIC_PARTS, is_private
 
 PRIVATE_CODE = ["solution/bpe/*.py", f"{ORACLES}/*.py"]
 MIN_STATEMENT = 60
@@ -127,7 +127,7 @@ def hidden_test_names(kit: Path) -> set[str]:
 def scan(kit: Path, files: dict[str, bytes]) -> list[str]:
     """Every problem found in `files` (kit-relative name -> bytes); empty means nothing leaks."""
     problems = [
-        f"{rel}: instructor-only file" for rel in files if is_private(rel) and rel != "grader/rubric.toml"
+        f"{rel}: instructor-only file" for rel in files if is_private(rel) and rel not in PUBLIC_PARTS
     ]
     code = private_statements(kit)
     lines = {s for s in code if "\n" not in s}

@@ -20,7 +20,7 @@ import time
 from ..errors import BadReply, CallTimeout, CpuLimitExceeded, WorkerCrashed
 from . import _linux, procstats, wire
 from .box import Sandbox
-from .diagnose import signal_words
+from .call_words import signal_words
 
 OUTPUT_CAP = 64 * 1024
 STARTUP_SECONDS = 30.0
@@ -78,7 +78,7 @@ class WorkerProcess:
         # load, so a run stopped here is stopped on every machine, at the same point of its work.
         self.cpu_cap: float | None = None
         # (seconds since the call began, worker-tree CPU seconds) about every SAMPLE_S while a call
-        # is pending: how its CPU time moved, for `diagnose.stall_kind` when it runs out of time.
+        # is pending: how its CPU time moved, for `call_words.stall_kind` when it runs out of time.
         self.cpu_samples: list[tuple[float, float]] = []
         self._call_start = (0.0, 0.0)
 

@@ -31,7 +31,7 @@ from ..errors import (
 )
 from . import procstats, wire
 from .box import Limits, Options, Sandbox
-from .diagnose import BUSY, child_failure, describe_call, describe_value, stall_kind, stall_words
+from .call_words import BUSY, child_failure, describe_call, describe_value, stall_kind, stall_words
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 from .process import WorkerProcess
 from .procstats import PeakMeter
@@ -294,7 +294,10 @@ class Session:
 
     def test_cpu_allowed(self) -> float:
         """CPU seconds the test's calls may use so far (see calibration.PerTestLimits)."""
-        return (self.test_cpu_limit or 0.0) + self.test_cpu_per_call * self.test_calls
+        # At least one allowance, even before the first call: the test's first exchange may be an
+        # attribute read, and it may pay for what the reference's recorded time leaves out (the
+        # submission's import, a first compile); a recorded 0.00 s must not be a limit of 0.
+        return (self.test_cpu_limit or 0.0) + self.test_cpu_per_call * max(1, self.test_calls)
 
     def _explain(
         self,

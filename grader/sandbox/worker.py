@@ -17,7 +17,7 @@ import traceback
 
 from . import _linux, importing, wire
 from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
-from .diagnose import child_note
+from .call_words import child_note
 
 BATCH = 8192
 
@@ -225,7 +225,7 @@ def watch_children() -> None:
     """Say on stderr when a multiprocessing child of the submission is found killed by a signal
     that its parent did not send (a pool worker SIGKILLed): a `multiprocessing.Pool` then waits for
     ever for the lost task, and this line is all the trusted side can show of the cause
-    (diagnose.child_failure). A child ended by `terminate()`/`kill()` (a pool closing) is not news."""
+    (call_words.child_failure). A child ended by `terminate()`/`kill()` (a pool closing) is not news."""
     import multiprocessing.process as mp
 
     exitcode, terminate, kill = mp.BaseProcess.exitcode, mp.BaseProcess.terminate, mp.BaseProcess.kill

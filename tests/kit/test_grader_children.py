@@ -1,5 +1,5 @@
 """A failing call says what failed: the child process that raised, was killed or could not import,
-and, for a timeout, the call, the size of its input and the limit (grader/sandbox/diagnose.py).
+and, for a timeout, the call, the size of its input and the limit (grader/sandbox/call_words.py).
 
 One toy submission whose functions fail through child processes, one toy suite calling each,
 graded through the CLI inside `sandboxed.grade_sandboxed`; plus the pure functions on their own.
@@ -15,7 +15,7 @@ import pytest
 from grader_toys import by_name, write_submission, write_suite
 from sandboxed import grade_sandboxed
 
-from grader.sandbox.diagnose import (
+from grader.sandbox.call_words import (
     BUSY,
     OVERLOADED,
     WAITING,

@@ -294,6 +294,21 @@ def test_a_tests_cpu_limit_is_shared_by_its_calls_and_stops_a_loop(bpe):
     bpe.spin(1.2)  # no limit outside a test
 
 
+def test_a_test_whose_reference_took_no_time_still_gets_an_allowance(bpe):
+    """A recorded 0.00 s (a test of cheap calls) is a limit of one allowance, not of 0: the test's
+    first exchange may be an attribute read that pays for importing the submission."""
+    s = bpe.kit._session
+    s.recycle()  # a fresh worker: the next attribute read is this test's first exchange
+    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 0.0, "a test limit", 0.0
+    s.test_cpu_per_call, s.test_calls = 0.5, 0
+    try:
+        assert s.test_cpu_allowed() == 0.5
+        bpe.spin(0.2)  # the read of `spin`, then the call: within 0 + 1 x 0.5
+        assert s.test_calls == 1
+    finally:
+        s.test_cpu_limit, s.test_cpu_per_call = None, 0.0
+
+
 def _busy_loop():
     os.setsid()  # a session of its own, as the worker has: CFS autogroups share a cpu by session
     while True:

@@ -95,6 +95,8 @@ def test_the_student_gets_the_assignment_the_starter_the_public_tests_and_tools(
         if p.is_file() and "hidden" not in p.relative_to(KIT / "data/fixtures").parts
     }
     assert public_fixtures <= set(files)
+    times = json.loads(files["data/fixtures/test_times.json"])["tests"]  # per-test limits, public part
+    assert times and not [t for t in times if "hidden" in t]
     for name, data in files.items():
         if name.startswith("starter/bpe/"):
             assert data == (KIT / name).read_bytes()
