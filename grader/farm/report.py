@@ -13,27 +13,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 
-from . import records, report_view
+from . import records, report_view, templating
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
-def _num(x) -> str:
-    return "" if x is None else f"{round(x, 2):g}"
-
-
 def _env() -> Environment:
-    env = Environment(
-        loader=FileSystemLoader(TEMPLATES),
-        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["num"] = _num
-    return env
+    return templating.environment(TEMPLATES)
 
 
 def render(

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment
 
+from ..farm import templating
 from .final_grades import MISSING, FinalGrade, GradeLine
 from .late_policy import LatePolicy
 from .overrides import TOTAL
@@ -52,20 +53,8 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _num(x: float) -> str:
-    return f"{round(x, 2):g}"
-
-
 def _env() -> Environment:
-    env = Environment(
-        loader=FileSystemLoader(TEMPLATES),
-        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
-    env.filters["num"] = _num
+    env = templating.environment(TEMPLATES, keep_trailing_newline=True)
     env.filters["fence"] = _fence
     return env
 

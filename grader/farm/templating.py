@@ -1,0 +1,27 @@
+"""The one Jinja2 set-up of the farm's and the staff tools' pages: autoescape (a submission's
+output is hostile text), StrictUndefined (a missing field fails the build instead of printing
+nothing), and the filters the templates share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+
+def _num(x) -> str:
+    """2 decimals at most, no trailing zeros; blank for a figure that was not measured."""
+    return "" if x is None else f"{round(x, 2):g}"
+
+
+def environment(folder: Path, *, keep_trailing_newline: bool = False) -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(folder),
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=keep_trailing_newline,
+    )
+    env.filters["num"] = _num
+    return env
