@@ -283,7 +283,7 @@ def test_a_tests_cpu_limit_is_shared_by_its_calls_and_stops_a_loop(bpe):
         with bpe.kit.timeout(30, cpu=5):
             bpe.spin(0.8)
         bpe.spin(0.3)  # 0.6 s used of 0.4 + 2 x 0.3
-        assert 0.6 <= s.test_cpu_used < 1.0
+        assert 0.55 <= s.test_cpu_used < 1.0  # /proc counts CPU in 10 ms ticks: 2 x 0.3 s may read 0.59
         with pytest.raises(
             remote.CpuLimitExceeded,
             match=r"spin\(60\) did not answer in time: stopped when this test had used its limit of 1.3 s of CPU time \(a test limit\)",
