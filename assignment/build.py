@@ -7,7 +7,9 @@ Two tables are never edited by hand, so the handout cannot promise what the grad
 - the speed and memory limits in assignment/part4_efficiency.md, from grader/calibration.py and
   the memory gate of tests/graded/test_efficiency.py;
 - the table of this kit's own rules in assignment/README.md, from assignment/kit_rules.toml, with
-  the tests that check each rule named from the rubric (only visible tests may be cited).
+  the tests that check each rule named from the rubric (only visible tests may be cited);
+- the time limits of every test in assignment/README.md, from grader/calibration.py and
+  grader/sandbox/process.py.
 Each sits between two markers. `--check` only compares (exit 1 if a committed table is out of
 date); the kit's tests run the same comparison.
 """
@@ -33,6 +35,9 @@ SPEED_TESTS = ROOT / "tests" / "graded" / "test_efficiency.py"
 KIT_RULES = ROOT / "assignment" / "kit_rules.toml"
 RULES_BEGIN = "<!-- kit-rules:begin -->"
 RULES_END = "<!-- kit-rules:end -->"
+LIMITS_BEGIN = "<!-- time-limits:begin -->"
+LIMITS_END = "<!-- time-limits:end -->"
+PROCESS = ROOT / "grader" / "sandbox" / "process.py"
 
 PARTS = {
     1: "Part 1: character-level BPE",
@@ -190,6 +195,25 @@ def render_budgets() -> str:
     return "\n".join(lines)
 
 
+def render_time_limits() -> str:
+    """What every test may spend, in the words a student needs when a test runs out of time."""
+    from grader import calibration
+
+    factor, call = calibration.TEST_FACTOR, calibration.CALL_FACTOR
+    per_call, per_child = calibration.CALL_ALLOWANCE_S, calibration.CHILD_ALLOWANCE_S
+    idle = _module_constant(PROCESS, "IDLE_S")
+    return (
+        "Your code runs in a sandbox, with limits on time and memory. Time is CPU time, so a busy "
+        f"machine does not fail you. Each test may use {factor:g} x the CPU time the reference "
+        f"solution needs for it, and each call {call:g} x the reference's slowest call in that "
+        f"test, both plus {per_call:g} s for every call and {per_child:g} s for every process it runs "
+        "(the children of a `multiprocessing` pool); on a slower machine, these seconds grow with it. "
+        f"A call that uses no CPU time for {idle:g} s (a sleep, or a pool whose child died) is "
+        "stopped then. A test that runs out of time fails with a message naming the call, its "
+        "input and the limit; it does not take the other tests down with it."
+    )
+
+
 def replace_block(
     text: str, table: str, where: Path = HANDOUT, begin: str = BEGIN, end_marker: str = END
 ) -> str:
@@ -211,11 +235,17 @@ def generated_files() -> tuple[dict[Path, tuple[str, str]], list[str]]:
     errors of the blocks that could not be generated (the others are still returned)."""
     jobs = {
         HANDOUT: lambda text: replace_block(
-            replace_block(text, render_table(load_rubric())),
-            render_rules(load_rubric()),
+            replace_block(
+                replace_block(text, render_table(load_rubric())),
+                render_rules(load_rubric()),
+                HANDOUT,
+                RULES_BEGIN,
+                RULES_END,
+            ),
+            render_time_limits(),
             HANDOUT,
-            RULES_BEGIN,
-            RULES_END,
+            LIMITS_BEGIN,
+            LIMITS_END,
         ),
         EFFICIENCY: lambda text: replace_block(
             text, render_budgets(), EFFICIENCY, BUDGETS_BEGIN, BUDGETS_END

@@ -210,6 +210,10 @@ def render(report: dict) -> str:
         lines += encoding_md(report["encoding"]) + [""]
     if "grading" in report:
         lines += grading_md(report["grading"]) + [""]
+    if "limits" in report:
+        from bench.limits import limits_md
+
+        lines += limits_md(report["limits"]) + [""]
     if "scaling" in report:
         lines += scaling_md(report["scaling"])
     return "\n".join(lines).rstrip() + "\n"

@@ -2,7 +2,7 @@
 
     python bench/run.py                 # everything, medians of 3 runs (several minutes)
     python bench/run.py --quick         # tiny sizes, one run: checks the harness, not the speed
-    python bench/run.py --only encoding # one section (training|encoding|grading|scaling)
+    python bench/run.py --only encoding # one section (training|encoding|grading|limits|scaling)
     make bench BENCH_ARGS="--only grading --runs 5"
 
 Prints a Markdown report and writes it, with the raw numbers as JSON, to bench/results/.
@@ -29,10 +29,11 @@ sys.path.insert(0, str(ROOT))
 from bench import contenders, report, targets, texts  # noqa: E402
 from bench.encoding import run_encoding  # noqa: E402
 from bench.grading import run_grading  # noqa: E402
+from bench.limits import run_limits  # noqa: E402
 from bench.scaling import run_scaling  # noqa: E402
 from bench.training import TrainingBench  # noqa: E402
 
-SECTIONS = ("training", "encoding", "grading", "scaling")
+SECTIONS = ("training", "encoding", "grading", "limits", "scaling")
 
 FULL = {
     "runs": 3,
@@ -179,6 +180,12 @@ def main(argv: list[str] | None = None) -> int:
                 jobs=cfg["jobs"],
                 timeout_s=cfg["timeout_s"],
             )
+    if "limits" in only:
+        if args.quick and args.only is None:
+            result["limits"] = {"note": "skipped with --quick (use --only limits)"}
+        else:
+            _progress("per-test limits: slow rows, and an endless loop")
+            result["limits"] = run_limits(timeout_s=cfg["timeout_s"])
     if "scaling" in only:
         _progress("scaling")
         result["scaling"] = run_scaling(

@@ -22,7 +22,7 @@ import contextlib
 import itertools
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 KIT = Path(__file__).resolve().parents[1]
@@ -229,47 +229,91 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
 # ------------------------------------------------------------------------ per-test time limits
 # Each graded test's calls may use, together, TEST_FACTOR x the CPU seconds the reference solution's
 # calls used in that test (recorded by `bpe-kit fixtures` in test_times.json, scaled to this machine
-# by the yardstick), plus TEST_CALL_ALLOWANCE_S for every call the test has made, the current one
-# included. The allowance pays what a call costs whatever its work, and what the reference never
-# pays: a multiprocessing pool started per call (spawn or forkserver children each start Python and
-# import `bpe`), imports, a first compile of a pattern. It is also the floor of a test whose first
-# call loops for ever, so such a test costs about a second of CPU plus its share of the reference.
+# by the yardstick); and no single call more than CALL_FACTOR x the reference's slowest call in that
+# test. Both get allowances on top: CALL_ALLOWANCE_S for every call the test has made (this one
+# included), and CHILD_ALLOWANCE_S for every process a call had running (up to MAX_CHILDREN).
+# Why per call: a property test makes a hundred small calls, and a first call that loops for ever
+# is stopped after a second or two, not after the share of all hundred.
+# The allowances pay what the reference never pays: a first compile of a pattern, a moment of
+# noise; and a multiprocessing pool, whose spawn or forkserver children each start Python and
+# import `bpe` (about 0.2 s of CPU each, measured on the catalogue's pool_spawn), so a pool of 16 on
+# a big machine is paid for as well as one of 2. They grow on a machine slower than the recording
+# one (and never shrink on a faster one).
+# A test's recorded time also holds the import of a fresh worker (about 0.1 s), which a call's does
+# not (remote.Session.request): that is why a call's factor is the larger. The reference's calls on
+# these small inputs take one to four /proc ticks (0.01-0.04 s), and a correct naive trainer (the
+# catalogue's slow_naive_trainer) takes up to ~70x that on one of them: CALL_FACTOR 100 leaves it
+# under a quarter of its limit, and a submission whose every call loops for ever grades in about 2x a
+# reference grade. `python bench/run.py --only limits` measures both, on the catalogue's slow rows
+# and on loop_forever.
 # CPU time, not wall time: a busy machine stretches wall time several-fold but CPU time barely, so
 # the limit never fails correct code because of load; the test's wall-clock timeout stays, only as
-# a backstop for a call that waits.
+# a backstop for a call that waits (and a call whose CPU time stands still is stopped sooner:
+# grader/sandbox/process.IDLE_S).
 # Why a recorded fixture and not the reference measured in this run, as the speed gates do: a
 # per-test figure needs the reference run through every test, which would double every grade; one
-# recorded run, rescaled by a 0.2 s yardstick, costs nothing. The limit is far from every honest
-# figure: correct but slow submissions (the catalogue's naive trainer and replaying encoder) use up
-# to ~70x the reference on the speed gates' large workloads, which run under their own budgets
-# (`bpe.kit.timeout`), and under 25x on the small inputs of the other tests.
+# recorded run, rescaled by a 0.2 s yardstick, costs nothing. The speed gates' large workloads,
+# where correct but slow code uses up to ~70x the reference, run under their own budgets
+# (`bpe.kit.timeout`), not under these limits.
 TEST_FACTOR = 25.0
-TEST_CALL_ALLOWANCE_S = 1.0
+CALL_FACTOR = 100.0
+CALL_ALLOWANCE_S = 0.5
+CHILD_ALLOWANCE_S = 0.5
+MAX_CHILDREN = 32  # a fork bomb's thousand children buy no more time than a pool of 32
 
 
 @dataclass(frozen=True)
 class PerTestLimits:
-    """CPU-second limits per graded test (keyed `file.py::test_name[params]`), before the per-call
-    allowance; None for a test the fixture does not know (a test added since it was recorded keeps
-    only its wall-clock timeout)."""
+    """CPU-second limits per graded test (keyed `file.py::test_name[params]`), before the
+    allowances; None for a test the fixture does not know (a test added since it was recorded keeps
+    only its wall-clock timeout). `calls` holds the reference's slowest call per test: empty in a
+    fixture older than it, and then no call has a limit of its own."""
 
     reference: dict[str, float]
     scale: float  # this machine's yardstick over the recorded one
+    calls: dict[str, float] = field(default_factory=dict)
+
+    @staticmethod
+    def _lookup(table: dict[str, float], key: str) -> float | None:
+        found = table.get(key)
+        return table.get(key.split("[", 1)[0]) if found is None else found
 
     def seconds(self, key: str) -> float | None:
-        ref = self.reference.get(key)
-        if ref is None:
-            ref = self.reference.get(key.split("[", 1)[0])
-        if ref is None:
-            return None
-        return TEST_FACTOR * ref * self.scale
+        ref = self._lookup(self.reference, key)
+        return None if ref is None else TEST_FACTOR * ref * self.scale
+
+    def call_seconds(self, key: str) -> float | None:
+        """The limit of one call in this test, before its allowances."""
+        ref = self._lookup(self.calls, key)
+        return None if ref is None else CALL_FACTOR * ref * self.scale
+
+    def allowances(self) -> tuple[float, float]:
+        """(CPU seconds per call, per process a call runs) on this machine."""
+        grow = max(1.0, self.scale)
+        return CALL_ALLOWANCE_S * grow, CHILD_ALLOWANCE_S * grow
+
+    def _plus(self) -> str:
+        per_call, per_child = self.allowances()
+        return f"plus {per_call:.2g} s per call and {per_child:.2g} s per process it runs"
 
     def basis(self, key: str) -> str:
-        ref = self.reference.get(key, self.reference.get(key.split("[", 1)[0], 0.0))
+        ref = self._lookup(self.reference, key) or 0.0
         return (
-            f"{TEST_FACTOR:g} x the reference solution's {ref * self.scale:.2f} s for this test on this "
-            f"machine, plus {TEST_CALL_ALLOWANCE_S:g} s per call"
+            f"{TEST_FACTOR:g} x the reference solution's {_seconds(ref * self.scale)} for this test on "
+            f"this machine, {self._plus()}"
         )
+
+    def call_basis(self, key: str) -> str:
+        ref = self._lookup(self.calls, key) or 0.0
+        return (
+            f"{CALL_FACTOR:g} x the reference solution's slowest call in this test, "
+            f"{_seconds(ref * self.scale)} on this machine, {self._plus()}"
+        )
+
+
+def _seconds(value: float) -> str:
+    """A recorded CPU time in words: /proc counts 10 ms ticks, so 0.00 means under one."""
+    return f"{value:.2f} s" if value >= 0.01 else "under 0.01 s"
 
 
 def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:
@@ -277,18 +321,19 @@ def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         reference = {str(k): float(v) for k, v in data["tests"].items()}
+        calls = {str(k): float(v) for k, v in data.get("calls", {}).items()}
         recorded = float(data["yardstick_cpu_s"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     scale = yardstick_seconds(repeat=2) / recorded if recorded > 0 else 1.0
-    return PerTestLimits(reference, max(scale, 0.25))
+    return PerTestLimits(reference, max(scale, 0.25), calls)
 
 
 def record_test_times(
     solution_parent: Path, out: Path = TEST_TIMES_FILE, tests_dir: Path | None = None
 ) -> int:
-    """Grade the reference once and store each test's CPU seconds (run by `bpe-kit fixtures`);
-    returns how many tests were timed."""
+    """Grade the reference once and store each test's CPU seconds, and its slowest call's (run by
+    `bpe-kit fixtures`); returns how many tests were timed."""
     import subprocess
     import tempfile
 
@@ -302,20 +347,23 @@ def record_test_times(
         subprocess.run(argv, env=cmd.env, cwd=tmp, capture_output=True, check=False)
         measured = json.loads(times.read_text(encoding="utf-8"))
     data = {
-        "tests": {k: round(v, 4) for k, v in sorted(measured.items())},
+        "tests": {k: round(v, 4) for k, v in sorted(measured["tests"].items())},
+        "calls": {k: round(v, 4) for k, v in sorted(measured["calls"].items())},
         "yardstick_cpu_s": round(yardstick_seconds(repeat=5), 4),
         "note": "Written by `bpe-kit fixtures` (grader/calibration.py): each graded test's CPU seconds "
-        "for the reference solution; machine dependent, so not part of the byte-identical fixtures.",
+        "for the reference solution (`tests`), and its slowest call's (`calls`); machine dependent, so "
+        "not part of the byte-identical fixtures.",
     }
     Path(out).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return len(measured)
+    return len(measured["tests"])
 
 
 def public_test_times(text: str) -> str:
     """test_times.json without the hidden tests, for the handout: the student's own grader stops an
     endless loop as Gradescope's does, and learns no hidden test's name."""
     data = json.loads(text)
-    data["tests"] = {k: v for k, v in data["tests"].items() if not k.startswith("test_hidden_")}
+    for table in ("tests", "calls"):
+        data[table] = {k: v for k, v in data.get(table, {}).items() if not k.startswith("test_hidden_")}
     return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
 

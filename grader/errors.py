@@ -88,6 +88,14 @@ class CpuLimitExceeded(CallTimeout):
     """The call used up its CPU-time cap (see `WorkerProcess.cpu_cap`) before it answered."""
 
 
+class CallStalled(CallTimeout):
+    """The call's CPU time stood still, nothing of it runnable, for `idle_s` seconds: it waits on
+    something that will not come (a child killed, a lock never released), so its wall-clock limit
+    need not be waited out."""
+
+    idle_s: float = 0.0
+
+
 class WorkerCrashed(GradingAbort):
     """The worker process ended while a call was pending."""
 

@@ -63,7 +63,7 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
     `record(name, value)` (the test's `record_property`) receives the figures, a stopped run's too.
     """
     record = record or (lambda name, value: None)
-    from grader.errors import CallTimeout, CpuLimitExceeded
+    from grader.errors import CallStalled, CallTimeout, CpuLimitExceeded
 
     best, result = None, None
     for _attempt in range(2):
@@ -77,6 +77,8 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
                     f"{budget.abort_after / budget.seconds:g}x its time budget of {budget.seconds:.2f} s "
                     f"({budget.basis}).{_cause(exc)}\n{hint}"
                 ) from None
+            except CallStalled as exc:
+                raise AssertionError(f"{exc}\n{hint}") from None  # its words name any child's failure
             except CallTimeout as exc:
                 raise AssertionError(
                     f"{what} was stopped after {wall_limit(budget):.1f} s of wall-clock time without "

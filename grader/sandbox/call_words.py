@@ -132,8 +132,14 @@ def stall_kind(samples: list[tuple[float, float]]) -> str:
     return BUSY if tail_cpu >= STEADY_SHARE * tail_wall else WAITING
 
 
-def stall_words(kind: str, wall_s: float, cpu_s: float) -> str:
-    """One sentence on why a call that ran out of wall-clock time ran long."""
+def stall_words(kind: str, wall_s: float, cpu_s: float, still: bool = False) -> str:
+    """One sentence on why a call that ran out of wall-clock time ran long; `still`: it was stopped
+    because its CPU time stood still for `wall_s` seconds (grader/sandbox/process.IDLE_S)."""
+    if still:
+        return (
+            f"it used no CPU time for {wall_s:.0f} s, and nothing of it was running: is it waiting on "
+            "something that never comes (a child process that died, a lock, a queue, a sleep)?"
+        )
     if kind == OVERLOADED:
         return (
             f"It was working all along, but got only {cpu_s:.1f} s of CPU time in {wall_s:.1f} s: the "

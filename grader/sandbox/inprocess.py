@@ -10,7 +10,6 @@ from __future__ import annotations
 import array
 import contextlib
 import functools
-import importlib
 import shutil
 import sys
 import tempfile
@@ -19,17 +18,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import ModuleDoesNotImport
+from . import importing
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 from .procstats import PeakMeter
 
 
 def import_submission(parent: Path):
-    """Import `bpe` from `parent`, forgetting any `bpe` imported before (a restart re-imports)."""
+    """Import `bpe` from `parent`, forgetting any `bpe` imported before (a restart re-imports).
+    When it does not import, what of it does, as the worker does (grader/sandbox/importing.py)."""
     for name in [m for m in sys.modules if m == "bpe" or m.startswith("bpe.")]:
         del sys.modules[name]
     sys.path.insert(0, str(parent))  # the student's package, found by its folder for this import only
     try:
-        return importlib.import_module("bpe")
+        return importing.import_package(str(parent))
     finally:
         sys.path.remove(str(parent))
 
@@ -46,6 +48,8 @@ class _Recorder:
         cpu0, wall0 = time.process_time(), time.perf_counter()
         try:
             return self.wrap(fn(*args, **kwargs))
+        except importing.DoesNotImport as exc:  # a name of a broken module, reached inside the call
+            raise _not_graded(exc) from None
         finally:
             self.last = CallStats(time.perf_counter() - wall0, time.process_time() - cpu0)
 
@@ -54,6 +58,11 @@ class _Recorder:
         if _is_submission_object(value):
             return LocalObject(value, self)
         return value
+
+
+def _not_graded(exc: importing.DoesNotImport) -> ModuleDoesNotImport:
+    d = exc.data
+    return ModuleDoesNotImport(d["file"], d["line"], d["error"], d["message"], d["text"])
 
 
 def _is_submission_object(value) -> bool:
@@ -184,7 +193,10 @@ class InprocessBpe:
         self.__wrapped__ = import_submission(self._parent)
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self.__wrapped__, name)
+        try:
+            value = getattr(self.__wrapped__, name)
+        except importing.DoesNotImport as exc:  # the test is not graded, as in the sandbox
+            raise _not_graded(exc) from None
         if callable(value):
             return _Callable(value, self._recorder)
         return value

@@ -17,7 +17,7 @@ import signal
 import subprocess
 import time
 
-from ..errors import BadReply, CallTimeout, CpuLimitExceeded, WorkerCrashed
+from ..errors import BadReply, CallStalled, CallTimeout, CpuLimitExceeded, WorkerCrashed
 from . import _linux, procstats, wire
 from .box import Sandbox
 from .call_words import signal_words
@@ -27,6 +27,12 @@ STARTUP_SECONDS = 30.0
 CPU_POLL_S = 0.05  # how often a CPU-capped call's CPU time is read (so, about how late it is stopped)
 SAMPLE_S = 0.5  # how often a pending call's CPU time is recorded (cpu_samples)
 MAX_SAMPLES = 2000
+# A call whose worker tree used no CPU time, with no thread of it runnable, for IDLE_S seconds is
+# stopped then (CallStalled) instead of at its wall-clock limit: it waits on what will not come (a
+# pool whose child was killed, a lock never released). Correct code never sleeps this long, and a
+# process starved on a saturated machine is runnable, so load alone never stops a call here.
+IDLE_S = 10.0
+IDLE_CPU_S = 0.02  # CPU time below this since it was last active counts as none (10 ms ticks)
 _LIVE: set[int] = set()  # pids of the workers this process started and has not ended yet
 
 
@@ -73,6 +79,7 @@ class WorkerProcess:
         self.output_dropped = 0
         self.pid: int | None = None  # host pid of the Python worker, for /proc measurements
         self.dead_reason: str | None = None
+        self.imported = False  # the worker says "ready", then imports the submission, then "imported"
         # While set: the worker tree's CPU seconds (as `cpu_seconds()` reads them) at which the
         # pending call is stopped. CPU time, unlike wall time, barely moves with the machine's
         # load, so a run stopped here is stopped on every machine, at the same point of its work.
@@ -80,7 +87,13 @@ class WorkerProcess:
         # (seconds since the call began, worker-tree CPU seconds) about every SAMPLE_S while a call
         # is pending: how its CPU time moved, for `call_words.stall_kind` when it runs out of time.
         self.cpu_samples: list[tuple[float, float]] = []
+        # The processes besides the worker seen in its tree during the pending call (a pool's
+        # children); each moves the CPU cap by `child_allowance`, up to `max_children` of them.
+        self.children_seen: set[int] = set()
+        self.child_allowance = 0.0
+        self.max_children = 0
         self._call_start = (0.0, 0.0)
+        self._last_active = (0.0, 0.0)
 
     # -- startup -----------------------------------------------------------------------------
     def wait_ready(self) -> None:
@@ -108,9 +121,11 @@ class WorkerProcess:
     def begin_call(self) -> None:
         """A call starts now: its CPU samples start afresh."""
         now = time.monotonic()
+        self.children_seen = set()
         self._call_start = (now, self.cpu_seconds())
         self.cpu_samples = [(0.0, 0.0)]
         self._next_sample = now + SAMPLE_S
+        self._last_active = self._call_start  # (when, CPU seconds) it last worked or was runnable
 
     def _sample(self, now: float, cpu: float | None = None) -> float:
         t0, c0 = self._call_start
@@ -118,7 +133,16 @@ class WorkerProcess:
         if len(self.cpu_samples) < MAX_SAMPLES:
             self.cpu_samples.append((now - t0, max(0.0, cpu - c0)))
         self._next_sample = now + SAMPLE_S
+        active_at, active_cpu = self._last_active
+        if cpu - active_cpu >= IDLE_CPU_S or (
+            now - active_at >= IDLE_S and procstats.tree_runnable(self.pid)
+        ):
+            self._last_active = (now, cpu)
         return cpu
+
+    def stalled_for(self, now: float) -> float:
+        """Seconds since the pending call last used CPU time or had a runnable thread."""
+        return now - self._last_active[0] if self.pid else 0.0
 
     def send(self, message, deadline: float) -> None:
         data = memoryview(wire.dumps(message))
@@ -132,7 +156,17 @@ class WorkerProcess:
                 raise self._died() from None
             data = data[n:]
 
+    def wait_imported(self, deadline: float) -> None:
+        """Until the worker has imported the submission (at once, but for a fresh spare)."""
+        while not self.imported:
+            reply = self._read_message(deadline)
+            if reply.get("imported") is not True:
+                raise BadReply("the worker did not say it had imported the submission")
+            self.imported = True
+
     def receive(self, deadline: float) -> dict:
+        # The idle clock restarts: while we handled its last message, the worker may have waited on us.
+        self._last_active = (time.monotonic(), self._last_active[1])
         return self._read_message(deadline)
 
     def _read_message(self, deadline: float, startup: bool = False) -> dict:
@@ -172,6 +206,7 @@ class WorkerProcess:
             if not chunk:
                 raise self._died()
             self._buf += chunk
+            self._last_active = (time.monotonic(), self._last_active[1])  # a reply is progress
             containers += chunk.count(b"[") + chunk.count(b"{")
 
     def _wait(self, deadline: float, write: bool = False, startup: bool = False) -> None:
@@ -185,6 +220,11 @@ class WorkerProcess:
             remaining = deadline - now
             if not startup and now >= getattr(self, "_next_sample", float("inf")):
                 self._sample(now)
+                if self.stalled_for(now) >= IDLE_S and not self._unread():
+                    self.kill()
+                    stalled = CallStalled(f"the call into your code used no CPU time for {IDLE_S:g} s")
+                    stalled.idle_s = IDLE_S
+                    raise stalled
             if remaining <= 0:
                 if not startup:
                     self._sample(now)  # the last figures before the worker (and its /proc) is gone
@@ -205,9 +245,17 @@ class WorkerProcess:
                 return
             if capped and time.monotonic() >= next_poll:
                 next_poll = time.monotonic() + CPU_POLL_S
-                if self.cpu_seconds() >= self.cpu_cap:
+                if self.cpu_seconds() >= self.cap_now():
                     self.kill()
                     raise CpuLimitExceeded("the call into your code used up its CPU time and was stopped")
+
+    def _unread(self) -> bool:
+        """Has the worker written what we have not read yet? Then it waits on us, not stalled (the
+        grader itself may have been starved of the CPU on a saturated machine)."""
+        try:
+            return bool(select.select([self._rep_r, self._out_r], [], [], 0)[0])
+        except (OSError, ValueError):
+            return False
 
     def drain_output(self, max_reads: int = 16) -> None:
         """Read what the worker printed, at most `max_reads` chunks per call.
@@ -246,7 +294,22 @@ class WorkerProcess:
 
     # -- measuring --------------------------------------------------------------------------------
     def cpu_seconds(self) -> float:
-        return procstats.tree_cpu_seconds(self.pid) if self.pid else 0.0
+        if not self.pid:
+            return 0.0
+        seconds, pids = procstats.tree_cpu(self.pid)
+        if len(pids) > 1 and len(self.children_seen) < self.max_children:
+            self.children_seen.update(pids[1 : 1 + self.max_children - len(self.children_seen)])
+        return seconds
+
+    def children_counted(self) -> int:
+        """How many processes of the pending call's tree earn it `child_allowance`."""
+        return min(len(self.children_seen), self.max_children)
+
+    def cap_now(self) -> float | None:
+        """The CPU cap, moved by the allowance of the processes the call has run so far."""
+        if self.cpu_cap is None:
+            return None
+        return self.cpu_cap + self.child_allowance * self.children_counted()
 
     # -- ending ----------------------------------------------------------------------------------
     def alive(self) -> bool:

@@ -84,7 +84,33 @@ def _tree(pid: int, max_processes: int) -> list[int]:
 def tree_cpu_seconds(pid: int, max_processes: int = 512) -> float:
     """CPU of `pid` and of all its live descendants (each with its reaped children), so work
     handed to a child process is counted too."""
-    return sum(cpu_seconds(p) for p in _tree(pid, max_processes))
+    return tree_cpu(pid, max_processes)[0]
+
+
+def tree_cpu(pid: int, max_processes: int = 512) -> tuple[float, list[int]]:
+    """`tree_cpu_seconds`, and the pids of the tree it summed (`pid` first)."""
+    pids = _tree(pid, max_processes)
+    return sum(cpu_seconds(p) for p in pids), pids
+
+
+def tree_runnable(pid: int, max_processes: int = 512) -> bool:
+    """Is any thread of `pid` or of its live descendants running or waiting for a CPU (state R), or
+    for the disk (D)? A starved process on a saturated machine is runnable, a swapping one waits on
+    the disk; one that waits on a pipe, a lock or a sleep is neither."""
+    for p in _tree(pid, max_processes):
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{p}/task/{tid}/stat", "rb") as f:
+                    raw = f.read()
+            except OSError:
+                continue
+            if raw[raw.rfind(b")") + 2 : raw.rfind(b")") + 3] in (b"R", b"D"):  # D: disk, swap
+                return True
+    return False
 
 
 def tree_rss_bytes(pid: int, max_processes: int = 64) -> int | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import (
     BadReply,
+    CallStalled,
     CallTimeout,
     CpuLimitExceeded,
     GradingAbort,
@@ -31,13 +32,14 @@ from ..errors import (
 )
 from . import procstats, wire
 from .box import Limits, Options, Sandbox
-from .call_words import BUSY, child_failure, describe_call, describe_value, stall_kind, stall_words
+from .call_words import BUSY, WAITING, child_failure, describe_call, describe_value, stall_kind, stall_words
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 from .process import WorkerProcess
 from .procstats import PeakMeter
 
 __all__ = [
     "BadReply",
+    "CallStalled",
     "CallTimeout",
     "CpuLimitExceeded",
     "GradingAbort",
@@ -139,6 +141,11 @@ def _not_imported(data: dict) -> ModuleDoesNotImport:
     )
 
 
+def _lowest(*caps: float | None) -> float | None:
+    """The CPU cap that comes first (None: no cap)."""
+    return min((c for c in caps if c is not None), default=None)
+
+
 # ------------------------------------------------------------------------------------ session
 class Session:
     """A sandbox plus its current worker; restarts workers after crashes and between tests."""
@@ -156,9 +163,16 @@ class Session:
         # test's calls may use together, outside `bpe.kit.timeout`; and what they have used so far.
         self.test_cpu_limit: float | None = None
         self.test_cpu_per_call = 0.0  # ...plus this for each call made in the test (this one too)
+        self.test_cpu_per_child = 0.0  # ...and this for each process its calls ran (a pool's children)
+        self.test_children = 0
+        self.test_max_children = 0  # processes of one call that earn it the allowance, at most
         self.test_cpu_basis = ""
         self.test_cpu_used = 0.0
         self.test_calls = 0
+        # ...and the CPU seconds one call may use (plus one allowance), and the slowest call so far.
+        self.call_cpu_limit: float | None = None
+        self.call_cpu_basis = ""
+        self.test_slowest_call = 0.0
         self.cores: int | None = None  # the cores the submission is told it has (`bpe.kit.cores`)
         self.last_call = CallStats(0.0, 0.0)
         self._ids = 0
@@ -234,14 +248,34 @@ class Session:
             deadline = min(deadline, self.test_deadline)
         output_mark = len(worker.output)
         cpu0, wall0 = worker.cpu_seconds(), time.perf_counter()
-        worker.cpu_cap = None if self.cpu_limit is None else cpu0 + self.cpu_limit
         test_capped = self.test_cpu_limit is not None and not self._explicit_timeout
-        if test_capped:
+        test_cap = call_room = explicit_room = None
+        if not self._explicit_timeout:
             self.test_calls += op in ("call", "stream")  # reading an attribute is no call
-            worker.cpu_cap = cpu0 + max(0.0, self.test_cpu_allowed() - self.test_cpu_used)
+        if test_capped:
+            test_cap = cpu0 + max(0.0, self.test_cpu_allowed() - self.test_cpu_used)
+            if self.call_cpu_limit is not None:
+                call_room = self.call_cpu_limit + self.test_cpu_per_call
+        elif self.cpu_limit is not None:
+            explicit_room = self.cpu_limit
+        call_capped = False  # which limit stops this call: its own, or the test's
+        cpu_call = cpu0  # where the call's own CPU time starts (after the import, see below)
+        worker.child_allowance = self.test_cpu_per_child if test_capped else 0.0
+        worker.max_children = 0 if self._explicit_timeout else self.test_max_children
+        importing = not worker.imported
         sampler = _RssSampler(worker.pid) if meter else None
         worker.begin_call()
         try:
+            # A fresh worker imports the submission after saying it is ready: that import is the
+            # test's time (under its limit), but no part of the call's own.
+            worker.cpu_cap = _lowest(test_cap, None if explicit_room is None else cpu0 + explicit_room)
+            worker.wait_imported(deadline)
+            importing = False
+            cpu_call, wall0 = worker.cpu_seconds(), time.perf_counter()
+            worker.cpu_cap = _lowest(
+                test_cap, *(None if room is None else cpu_call + room for room in (call_room, explicit_room))
+            )
+            call_capped = call_room is not None and worker.cpu_cap < test_cap
             worker.send(message, deadline)
             while True:
                 reply = worker.receive(deadline)
@@ -252,18 +286,24 @@ class Session:
         except GradingAbort as exc:
             worker.drain_output()
             child = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
-            samples = list(worker.cpu_samples)
+            samples, children = list(worker.cpu_samples), worker.children_counted()
             self.retire()
             what = what or f"the call into your code ({op})"
-            raise self._explain(exc, what, deadline - start, child, test_capped, samples) from None
+            if importing:  # it never got to the call
+                what = f"importing your bpe package (before {what})"
+            capped = "call" if call_capped else "test" if test_capped else None
+            raise self._explain(exc, what, deadline - start, child, capped, samples, children) from None
         finally:
             worker.cpu_cap = None
             if sampler is not None:
                 sampler.stop()
             if self.worker is worker:
-                self.last_call = CallStats(time.perf_counter() - wall0, max(0.0, worker.cpu_seconds() - cpu0))
+                cpu_end = worker.cpu_seconds()
+                self.last_call = CallStats(time.perf_counter() - wall0, max(0.0, cpu_end - cpu_call))
                 if not self._explicit_timeout:
-                    self.test_cpu_used += self.last_call.cpu_s
+                    self.test_cpu_used += max(0.0, cpu_end - cpu0)
+                    self.test_slowest_call = max(self.test_slowest_call, self.last_call.cpu_s)
+                    self.test_children += worker.children_counted()
         if reply.get("id") != self._ids:
             self.retire()
             raise BadReply("the worker answered a different question")
@@ -297,7 +337,11 @@ class Session:
         # At least one allowance, even before the first call: the test's first exchange may be an
         # attribute read, and it may pay for what the reference's recorded time leaves out (the
         # submission's import, a first compile); a recorded 0.00 s must not be a limit of 0.
-        return (self.test_cpu_limit or 0.0) + self.test_cpu_per_call * max(1, self.test_calls)
+        return (
+            (self.test_cpu_limit or 0.0)
+            + self.test_cpu_per_call * max(1, self.test_calls)
+            + self.test_cpu_per_child * self.test_children
+        )
 
     def _explain(
         self,
@@ -305,19 +349,30 @@ class Session:
         what: str,
         seconds: float,
         child: str | None,
-        test_capped: bool = False,
+        capped: str | None = None,
         samples: list[tuple[float, float]] = (),
+        children: int = 0,
     ) -> GradingAbort:
         """The same failure, in words that name the call, its input and its limit, and say how a
         child process it started failed (when one did): never a bare "did not answer"."""
-        if isinstance(exc, CpuLimitExceeded) and test_capped:
+        ran = self.test_cpu_per_child * children  # the allowance of the processes it ran
+        runs = f"; it ran {children} more process{'es' if children > 1 else ''}" if children else ""
+        if isinstance(exc, CpuLimitExceeded) and capped == "call":
+            text = (
+                f"{what} did not answer in time: stopped when it had used its limit of "
+                f"{self.call_cpu_limit + self.test_cpu_per_call + ran:.1f} s of CPU time for one call "
+                f"({self.call_cpu_basis}{runs}); an endless loop, or far too slow?"
+            )
+        elif isinstance(exc, CpuLimitExceeded) and capped == "test":
             text = (
                 f"{what} did not answer in time: stopped when this test had used its limit of "
-                f"{self.test_cpu_allowed():.1f} s of CPU time ({self.test_cpu_basis}); an endless loop, "
-                "or far too slow?"
+                f"{self.test_cpu_allowed() + ran:.1f} s of CPU time ({self.test_cpu_basis}{runs}); an "
+                "endless loop, or far too slow?"
             )
         elif isinstance(exc, CpuLimitExceeded):
             text = f"{what} used up its {self.cpu_limit or 0:.1f} s of CPU time and was stopped"
+        elif isinstance(exc, CallStalled):
+            text = f"{what} was stopped: {stall_words(WAITING, exc.idle_s, 0.0, still=True)}"
         elif isinstance(exc, CallTimeout):
             text = f"{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time"
             kind = stall_kind(list(samples))
@@ -331,6 +386,8 @@ class Session:
         if child:
             text += f"\nThe likely cause: {child}."
         new = type(exc)(text)
+        if isinstance(exc, CallStalled):
+            new.idle_s = exc.idle_s
         new.child_failure = child
         new.samples = list(samples)
         return new

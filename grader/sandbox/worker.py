@@ -144,6 +144,7 @@ class Worker:
             self.bpe()
         except BaseException:
             pass
+        self.send({"imported": True})  # the trusted side starts counting a call's time after this
         for line in self.rfile:
             msg = wire.envelope(wire.loads(line))
             if msg["op"] == "exit":

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ..calibration import TEST_CALL_ALLOWANCE_S
+from ..calibration import MAX_CHILDREN
 from . import outcome
 
 _SESSION = pytest.StashKey[object]()
@@ -145,6 +145,8 @@ def _test_timeout(item) -> float | None:
 TIMEOUT_GRACE = 5.0
 _BUDGET = pytest.StashKey[float]()
 _CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the test's own limit (calibration.PerTestLimits)
+_CALL_CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the limit of each of its calls
+_ALLOWANCES = pytest.StashKey[tuple]()  # (CPU seconds per call, per process a call runs)
 _TIMES = pytest.StashKey[dict]()
 
 
@@ -171,6 +173,11 @@ def pytest_collection_modifyitems(config, items):
         cpu = limits.seconds(times_key(item)) if limits is not None else None
         if cpu is not None:
             item.stash[_CPU] = (cpu, limits.basis(times_key(item)))
+        call_cpu = limits.call_seconds(times_key(item)) if limits is not None else None
+        if call_cpu is not None:
+            item.stash[_CALL_CPU] = (call_cpu, limits.call_basis(times_key(item)))
+        if limits is not None:
+            item.stash[_ALLOWANCES] = limits.allowances()
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -181,13 +188,18 @@ def pytest_runtest_call(item):
         session.test_deadline = time.monotonic() + budget if budget else None
         session.call_timeout = budget or session.call_timeout
         session.test_cpu_limit, session.test_cpu_basis = item.stash.get(_CPU, (None, ""))
-        session.test_cpu_per_call = TEST_CALL_ALLOWANCE_S
-        session.test_cpu_used, session.test_calls = 0.0, 0
+        session.call_cpu_limit, session.call_cpu_basis = item.stash.get(_CALL_CPU, (None, ""))
+        session.test_cpu_per_call, session.test_cpu_per_child = item.stash.get(_ALLOWANCES, (0.0, 0.0))
+        session.test_cpu_used, session.test_calls, session.test_slowest_call = 0.0, 0, 0.0
+        session.test_children, session.test_max_children = 0, MAX_CHILDREN
     yield
     if session is not None:
         session.test_deadline = None
-        session.test_cpu_limit = None
-        item.config.stash.setdefault(_TIMES, {})[times_key(item)] = session.test_cpu_used
+        session.test_cpu_limit = session.call_cpu_limit = None
+        times = item.config.stash.setdefault(_TIMES, {"tests": {}, "calls": {}, "counts": {}})
+        times["tests"][times_key(item)] = session.test_cpu_used
+        times["calls"][times_key(item)] = session.test_slowest_call
+        times["counts"][times_key(item)] = [session.test_calls, session.test_children]  # for `make bench`
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -209,7 +221,13 @@ def pytest_runtest_makereport(item, call):
 def pytest_sessionfinish(session):
     times = session.config.getoption("--grader-test-times")
     if times:
-        Path(times).write_text(json.dumps(session.config.stash.get(_TIMES, {}), indent=1, sort_keys=True))
+        Path(times).write_text(
+            json.dumps(
+                session.config.stash.get(_TIMES, {"tests": {}, "calls": {}, "counts": {}}),
+                indent=1,
+                sort_keys=True,
+            )
+        )
     path = session.config.getoption("--grader-results")
     if path:
         records = outcome.merge(session.config.stash[_RECORDS])

@@ -167,7 +167,7 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
 
 
 def _memory_gate(bpe, tok, path, text: str, limits, record_property, hint: str) -> None:
-    from grader.errors import CallTimeout, CpuLimitExceeded
+    from grader.errors import CallStalled, CallTimeout, CpuLimitExceeded
 
     vocab, _, specials = calibration.encode_tokenizer_parts()
     size = path.stat().st_size
@@ -175,6 +175,8 @@ def _memory_gate(bpe, tok, path, text: str, limits, record_property, hint: str) 
     with bpe.kit.timeout(wall, cpu=cpu):
         try:
             result = bpe.kit.encode_file_streaming(tok, path)
+        except CallStalled as stop:  # its words say why, and name a child process that failed
+            raise AssertionError(f"{stop}\n{hint}".rstrip()) from None
         except CallTimeout as stop:
             spent = f"{cpu:.0f} s of CPU time" if isinstance(stop, CpuLimitExceeded) else f"{wall:.0f} s"
             raise AssertionError(

@@ -63,3 +63,29 @@ def test_restart_reimports_the_package(bpe, tmp_path):
     first = bpe.__wrapped__
     bpe.kit.restart()
     assert bpe.__wrapped__ is not first and bpe.merge([1], (1, 1), 2) == [1]
+
+
+def test_a_module_that_does_not_import_costs_only_the_names_it_defines(tmp_path):
+    """As in the sandbox (grader/sandbox/importing.py): Part 1 is graded when tokenizer.py is broken."""
+    from grader.errors import ModuleDoesNotImport
+
+    root = write_submission(
+        tmp_path / "sub",
+        "from .char_bpe import merge\nfrom .tokenizer import BPETokenizer\n",
+        extra={
+            "bpe/char_bpe.py": "def merge(ids, pair, new_id):\n    if not ids:\n        import bpe\n\n"
+            "        return bpe.BPETokenizer\n    return [new_id]\n",
+            "bpe/tokenizer.py": "class BPETokenizer:\n    def encode(self\n",
+        },
+    )
+    bpe = InprocessBpe(root)
+    try:
+        assert bpe.merge([1, 1], (1, 1), 9) == [9]
+        with pytest.raises(ModuleDoesNotImport) as info:
+            _ = bpe.BPETokenizer
+        assert info.value.file == "bpe/tokenizer.py" and info.value.line == 2
+        assert info.value.verdict() == "not graded: bpe/tokenizer.py does not import (line 2)"
+        with pytest.raises(ModuleDoesNotImport):
+            bpe.merge([], (1, 1), 9)  # reached inside a call, as a lazy import would
+    finally:
+        bpe.kit.close()

@@ -309,6 +309,127 @@ def test_a_test_whose_reference_took_no_time_still_gets_an_allowance(bpe):
         s.test_cpu_limit, s.test_cpu_per_call = None, 0.0
 
 
+def test_one_call_is_stopped_at_its_own_limit_long_before_the_tests(bpe):
+    """A property test makes a hundred small calls: its first call that loops is stopped at the
+    limit of one call (calibration.PerTestLimits.call_seconds), not at the whole test's."""
+    s = bpe.kit._session
+    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 30.0, "a test limit", 0.0
+    s.call_cpu_limit, s.call_cpu_basis = 0.2, "a call limit"
+    s.test_cpu_per_call, s.test_calls, s.test_slowest_call = 0.3, 0, 0.0
+    try:
+        bpe.spin(0.3)  # within its 0.2 + 0.3
+        assert 0.25 <= s.test_slowest_call < 0.5
+        started = time.monotonic()
+        with pytest.raises(
+            remote.CpuLimitExceeded,
+            match=r"spin\(60\) did not answer in time: stopped when it had used its limit of 0.5 s of "
+            r"CPU time for one call \(a call limit\)",
+        ):
+            bpe.spin(60)
+        assert time.monotonic() - started < 10  # not the test's 30 s
+    finally:
+        s.test_cpu_limit = s.call_cpu_limit = None
+        s.test_cpu_per_call = 0.0
+
+
+def test_each_process_a_call_runs_moves_its_limit(bpe):
+    """A pool's children each start Python and import the submission: every process a call runs
+    earns it an allowance (up to a maximum), so a pool of 16 on a big machine passes as one of 2."""
+    s = bpe.kit._session
+    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 30.0, "a test limit", 0.0
+    s.call_cpu_limit, s.call_cpu_basis = 0.1, "a call limit"
+    s.test_cpu_per_call, s.test_cpu_per_child, s.test_max_children = 0.2, 0.6, 4
+    s.test_calls, s.test_slowest_call, s.test_children = 0, 0.0, 0
+    try:
+        bpe.in_child("spin", 0.5)  # over 0.1 + 0.2 in a child, within 0.1 + 0.2 + 0.6
+        assert s.test_children == 1
+        with pytest.raises(
+            remote.CpuLimitExceeded,
+            match=r"limit of 0.9 s of CPU time for one call \(a call limit; it ran 1 more process\)",
+        ):
+            bpe.in_child("spin", 60)
+        s.test_max_children = 0  # none earns an allowance: the same work is stopped
+        with pytest.raises(remote.CpuLimitExceeded):
+            bpe.in_child("spin", 0.5)
+    finally:
+        s.test_cpu_limit = s.call_cpu_limit = None
+        s.test_cpu_per_call = s.test_cpu_per_child = 0.0
+        s.test_max_children = 0
+
+
+def test_a_fresh_workers_import_counts_for_the_test_not_for_its_first_call(tmp_path):
+    """The worker says it is ready, then imports the submission: a first call that waits for the
+    import must not be charged the import as its own time (the limit of one call is tight)."""
+    root = write_submission(
+        tmp_path / "sub",
+        "import time\n_end = time.process_time() + 0.6\nwhile time.process_time() < _end:\n"
+        "    pass\ndef one():\n    return 1\n",
+    )
+    with remote.connect(root) as bpe:
+        s = bpe.kit._session
+        s.current()
+        s.recycle()
+        s.spare.close()  # the next worker starts now, and its first call waits for its import
+        s.spare = None
+        s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 30.0, "a test limit", 0.0
+        s.call_cpu_limit, s.call_cpu_basis = 0.1, "a call limit"
+        s.test_cpu_per_call, s.test_calls, s.test_slowest_call = 0.2, 0, 0.0
+        assert bpe.one() == 1  # its import (0.6 s) is more than the call's 0.1 + 0.2
+        assert s.test_slowest_call < 0.2 and s.test_cpu_used >= 0.5
+
+
+def test_an_import_that_never_ends_is_named_as_the_import_not_as_the_call(tmp_path):
+    root = write_submission(tmp_path / "sub", "while True:\n    pass\ndef one():\n    return 1\n")
+    with remote.connect(root) as bpe:
+        s = bpe.kit._session
+        s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 0.3, "a test limit", 0.0
+        s.call_cpu_limit, s.call_cpu_basis = 5.0, "a call limit"
+        s.test_cpu_per_call, s.test_calls = 0.2, 0
+        with pytest.raises(remote.CpuLimitExceeded) as info:
+            bpe.one()
+    assert str(info.value).startswith("importing your bpe package (before ")
+    assert "stopped when this test had used its limit of 0.5 s of CPU time (a test limit)" in str(info.value)
+
+
+def test_a_call_whose_cpu_time_stands_still_is_stopped_before_its_wall_limit(bpe, monkeypatch):
+    """A Pool whose child was killed waits for ever: nothing of it runs, its CPU time stands still,
+    and it is stopped after process.IDLE_S (1 s here), not at its wall-clock limit."""
+    from grader.sandbox import process
+
+    monkeypatch.setattr(process, "IDLE_S", 1.0)
+    started = time.monotonic()
+    with bpe.kit.timeout(60):
+        with pytest.raises(remote.CallStalled) as info:
+            bpe.nap(60)
+    assert time.monotonic() - started < 15
+    text = str(info.value)
+    assert text.startswith("nap(60) was stopped: it used no CPU time for 1 s"), text
+    assert "waiting on something that never comes" in text
+    with bpe.kit.timeout(60):
+        bpe.spin(2.5)  # busy for longer than IDLE_S: never stalled
+
+
+def test_a_running_process_is_runnable_and_a_sleeping_one_is_not():
+    """The guard that keeps a starved call on a saturated machine from reading as stalled."""
+    import subprocess
+    import sys
+
+    from grader.sandbox import procstats
+
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        deadline = time.monotonic() + 30  # on a loaded machine the sleeper may take a while to start
+        while procstats.tree_runnable(idle.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not procstats.tree_runnable(idle.pid)
+        assert procstats.tree_runnable(busy.pid)
+    finally:
+        for p in (busy, idle):
+            p.kill()
+            p.wait()
+
+
 def _busy_loop():
     os.setsid()  # a session of its own, as the worker has: CFS autogroups share a cpu by session
     while True:

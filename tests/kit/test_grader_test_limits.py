@@ -22,6 +22,27 @@ def test_a_limit_is_a_wide_multiple_of_the_reference_plus_an_allowance_per_call(
     assert limits.seconds("t.py::unknown") is None  # a test newer than the fixture: wall time only
 
 
+def test_a_call_has_a_limit_of_its_own_from_the_references_slowest_call_in_that_test():
+    limits = PerTestLimits({"t.py::prop": 2.0}, scale=2.0, calls={"t.py::prop": 0.01})
+    assert limits.call_seconds("t.py::prop[case-3]") == calibration.CALL_FACTOR * 0.02
+    assert limits.call_seconds("t.py::prop") < limits.seconds("t.py::prop")
+    assert "slowest call in this test, 0.02 s" in limits.call_basis("t.py::prop")
+    assert (
+        PerTestLimits({"t.py::prop": 2.0}, scale=1.0).call_seconds("t.py::prop") is None
+    )  # an older fixture
+
+
+def test_the_handouts_times_name_no_hidden_test():
+    text = json.dumps(
+        {
+            "tests": {"test_a.py::x": 1, "test_hidden_b.py::y": 2},
+            "calls": {"test_hidden_b.py::y": 1, "test_a.py::x": 1},
+        }
+    )
+    public = json.loads(calibration.public_test_times(text))
+    assert public["tests"] == {"test_a.py::x": 1} and public["calls"] == {"test_a.py::x": 1}
+
+
 def test_a_missing_or_broken_fixture_gives_no_limits(tmp_path):
     assert calibration.per_test_limits(tmp_path / "none.json") is None
     bad = tmp_path / "bad.json"
@@ -40,6 +61,8 @@ def test_the_recorded_times_cover_every_graded_test():
     missing = [e.id for e in rubric.load(DEFAULT_RUBRIC) if e.id not in recorded]
     assert not missing, f"no reference time for {missing}: run `bpe-kit fixtures --calibrate`"
     assert data["yardstick_cpu_s"] > 0 and all(v >= 0 for v in data["tests"].values())
+    assert set(data["calls"]) == set(data["tests"])  # each test's slowest call, for its calls' limit
+    assert all(0 <= data["calls"][k] <= data["tests"][k] for k in data["tests"])
 
 
 @pytest.mark.parametrize("key", ["test_part2.py::test_train_tiny_words", "test_part3.py::test_decode"])

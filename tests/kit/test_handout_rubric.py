@@ -64,9 +64,28 @@ def test_limits_are_ratios_to_the_reference_never_seconds():
         assert f"{factor:g} x the reference solution's CPU time" in table
     for path in HANDOUT:
         text = path.read_text(encoding="utf-8")
-        assert not re.search(r"\b\d+(?:\.\d+)?\s*(?:s|sec|seconds?)\b", text), (
+        # The one place that names seconds: the generated block of every test's time limits, whose
+        # fixed parts (a call's allowance, the idle stop) are seconds by design; its limits are ratios.
+        block = build.current_block(text, build.LIMITS_BEGIN, build.LIMITS_END)
+        assert not re.search(r"\b\d+(?:\.\d+)?\s*(?:s|sec|seconds?)\b", text.replace(block, "")), (
             f"{path.name} states a time limit in seconds"
         )
+
+
+def test_every_tests_time_limit_is_stated_from_the_graders_own_constants():
+    from grader import calibration
+    from grader.sandbox import process
+
+    text = build.render_time_limits()
+    assert f"{calibration.TEST_FACTOR:g} x the CPU time the reference solution needs" in text
+    assert f"each call {calibration.CALL_FACTOR:g} x the reference's slowest call" in text
+    assert f"plus {calibration.CALL_ALLOWANCE_S:g} s for every call" in text
+    assert f"{calibration.CHILD_ALLOWANCE_S:g} s for every process it runs" in text
+    assert f"no CPU time for {process.IDLE_S:g} s" in text
+    assert (
+        build.current_block(build.HANDOUT.read_text(encoding="utf-8"), build.LIMITS_BEGIN, build.LIMITS_END)
+        == text
+    )
 
 
 def test_points_are_stated_only_in_the_generated_table():
