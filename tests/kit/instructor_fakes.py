@@ -3,7 +3,7 @@
 The suite (`write_suite`) has four tests worth 10, 20, 30 and 40 points, as a rubric with
 `total = 100`; each asks the submission whether it passes. A fake submission carries
 `bpe/fake.json`: {"points": {"1.1": 10, ...} (a test passes when its number is listed),
-"sleep": seconds spent in every test, "hang": a test number that never returns, "ratio": the
+"sleep": seconds spent in every test, "hang": a test number that loops for ever, "ratio": the
 speed test's ratio to its budget}. Every call appends "<who> <test>" to the file named by
 `bpe/log_path` (outside the sandbox's view it is /dev/null), so tests can see who was graded.
 """
@@ -31,7 +31,8 @@ with open(os.path.join(_HERE, "fake.json")) as f:
 
 def passes(number):
     if SPEC.get("hang") == number:
-        time.sleep(3600)
+        while True:  # an endless loop: it works all along, so only the time budget ends it
+            pass
     time.sleep(SPEC.get("sleep", 0))
     return number in SPEC.get("points", {})
 
