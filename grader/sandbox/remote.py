@@ -141,6 +141,11 @@ def _not_imported(data: dict) -> ModuleDoesNotImport:
     )
 
 
+def _cpu(seconds: float) -> str:
+    """A limit in the same digits as its basis (calibration.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
+    return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+
+
 def _lowest(*caps: float | None) -> float | None:
     """The CPU cap that comes first (None: no cap)."""
     return min((c for c in caps if c is not None), default=None)
@@ -360,13 +365,13 @@ class Session:
         if isinstance(exc, CpuLimitExceeded) and capped == "call":
             text = (
                 f"{what} did not answer in time: stopped when it had used its limit of "
-                f"{self.call_cpu_limit + self.test_cpu_per_call + ran:.1f} s of CPU time for one call "
+                f"{_cpu(self.call_cpu_limit + self.test_cpu_per_call + ran)} of CPU time for one call "
                 f"({self.call_cpu_basis}{runs}); an endless loop, or far too slow?"
             )
         elif isinstance(exc, CpuLimitExceeded) and capped == "test":
             text = (
                 f"{what} did not answer in time: stopped when this test had used its limit of "
-                f"{self.test_cpu_allowed() + ran:.1f} s of CPU time ({self.test_cpu_basis}{runs}); an "
+                f"{_cpu(self.test_cpu_allowed() + ran)} of CPU time ({self.test_cpu_basis}{runs}); an "
                 "endless loop, or far too slow?"
             )
         elif isinstance(exc, CpuLimitExceeded):
