@@ -13,7 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import StaffFileError
+from ..errors import RosterError, RubricError, StaffFileError
 
 COMMANDS = ("collect", "finalize", "release", "similarity")
 STAFF_DIR = "staff"  # finalize's files, inside the farm's output folder
@@ -38,6 +38,11 @@ def add_commands(sub) -> None:
     common.add_argument("--overrides", type=Path, help="manual adjustments (CSV)")
     common.add_argument("--submissions", type=Path, help="the folder `collect` wrote (for submission times)")
     common.add_argument("--assignment", default="BPE tokenizer", help="the assignment's name in the LMS")
+    common.add_argument(
+        "--allow-above-max",
+        action="store_true",
+        help="overrides may take a total above the maximum (a bonus); by default it is capped there",
+    )
     f = sub.add_parser(
         "finalize", parents=[common], help="final grades: penalties, overrides, Canvas and Gradescope CSVs"
     )
@@ -73,7 +78,14 @@ def _grades(args):
     policy = late_policy.load(args.policy) if args.policy else None
     adjustments = overrides.load(args.overrides) if args.overrides else []
     times = submission_times(args.submissions) if args.submissions else {}
-    grades, strays = compute(read_class(args.out), roster, policy=policy, overrides=adjustments, times=times)
+    grades, strays = compute(
+        read_class(args.out),
+        roster,
+        policy=policy,
+        overrides=adjustments,
+        times=times,
+        allow_above_max=args.allow_above_max,
+    )
     for s in strays:
         print(f"not on the roster (left out): {s}", file=sys.stderr)
     for g in grades:
@@ -135,7 +147,7 @@ def run(args) -> int:
             f"wrote {args.out}/similarity.csv and similarity.html ({len(pairs)} pairs above {args.threshold:g})"
         )
         return 0
-    except StaffFileError as e:
+    except (StaffFileError, RosterError, RubricError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as e:

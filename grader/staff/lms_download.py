@@ -191,9 +191,13 @@ def collect(download: Path, roster: Roster, dest: Path, *, use_mtime: bool = Fal
 
 def submission_times(submissions: Path) -> dict[str, datetime | None]:
     """The submission times `collect` recorded beside the submissions, by student id."""
+    if not Path(submissions).is_dir():
+        raise StaffFileError(f"{submissions}: no such folder (--submissions: the folder `collect` wrote)")
     path = Path(submissions) / MANIFEST
     if not path.is_file():
-        return {}
+        raise StaffFileError(
+            f"{submissions}: not a folder `collect` wrote (no {MANIFEST}): its submission times are unknown"
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))["students"]
         return {
