@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..api import CONTRACTS, isolation_level
-from ..errors import MergeError, RosterError, RubricError
+from ..errors import MergeError, RosterError, RubricError, StaffFileError
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
@@ -77,13 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the folder `release --to` wrote, for the report's links to each student's page (default OUT/feedback)",
     )
+    staff_cli.add_grade_options(r, roster_required=False)  # final beside raw, the roster's missing
     staff_cli.add_commands(sub)  # collect, finalize, release, similarity: grader/staff/
     return ap
 
 
-def _publish(out: Path, manifest: dict, recs: dict[str, dict], feedback: Path | None = None) -> None:
+def _publish(
+    out: Path, manifest: dict, recs: dict[str, dict], feedback: Path | None = None, grades: dict | None = None
+) -> None:
     table = gradebook.write(out, manifest, recs)
-    report.write(out, manifest, recs, feedback=feedback)
+    report.write(out, manifest, recs, feedback=feedback, grades=grades)
     stale = [r for r in table if r["stale"]]
     if stale:
         print(
@@ -161,9 +164,10 @@ def main(argv=None) -> int:
             _publish(args.out, *output_records(args.out))
             return 0
         manifest, recs = output_records(args.out)
-        _publish(args.out, manifest, recs, args.feedback)
+        grades = staff_cli.class_grades(args, manifest.get("source"))
+        _publish(args.out, manifest, recs, args.feedback, grades)
         return 0
-    except (RosterError, MergeError, RubricError) as e:
+    except (RosterError, MergeError, RubricError, StaffFileError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 

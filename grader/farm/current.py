@@ -48,27 +48,34 @@ def kit_of(recorded: dict, where: Path) -> tuple[str, list[dict]]:
     return kit_fingerprint(tests_dir, rubric_path, recorded.get("contract", "kit")), rubric_table(entries)
 
 
-def uploads(source: str | None, students: list[str], recorded: dict[str, str]) -> dict[str, str]:
-    """Each student's upload fingerprint as the submissions folder holds it now (the recorded one
-    when the folder is not here: a merged output, or an output read on another machine)."""
+def uploads(manifest: dict) -> dict:
+    """The roster and the upload fingerprints as the submissions folder holds them now: a student
+    who uploaded since the last run is not graded yet, one who uploaded again is stale. An output
+    whose folder is not here (a merged output, or one read on another machine) keeps what it
+    recorded; so does a shard's list of its own students."""
+    source = manifest.get("source")
     if not source or not Path(source).is_dir():
-        return dict(recorded)
+        return {}
     entries, _ = discover(Path(source))
-    now = {e.student: fingerprint(e.path) for e in entries if e.student in set(students)}
-    return {**recorded, **now}
+    roster = [e.student for e in entries]
+    view = {
+        "roster": roster,
+        "submissions": {
+            **manifest.get("submissions", {}),
+            **{e.student: fingerprint(e.path) for e in entries},
+        },
+    }
+    if not manifest.get("shard"):
+        view["assigned"] = roster
+    return view
 
 
 def today(out: Path, manifest: dict) -> dict:
-    """`manifest` with `kit`, `rubric` and `submissions` as they are today (see the module docstring)."""
+    """`manifest` with the kit, the rubric and the uploads as they are today (the module docstring)."""
     recorded = manifest.get("setup")
     if not recorded:
         raise RosterError(
             f"{out}: written by an older farm that did not record its setup; rerun `farm grade` on it once"
         )
     kit, table = kit_of(recorded, out)
-    return {
-        **manifest,
-        "kit": kit,
-        "rubric": table,
-        "submissions": uploads(manifest.get("source"), manifest["assigned"], manifest.get("submissions", {})),
-    }
+    return {**manifest, "kit": kit, "rubric": table, **uploads(manifest)}

@@ -20,9 +20,11 @@ UNREADABLE = records.UNREADABLE
 TIMED_OUT = records.TIMED_OUT
 INTERRUPTED = records.INTERRUPTED
 GRADER_ERROR = records.GRADER_ERROR
-# Not statuses of the farm's records: what the farm's gradebook marks INCOMPLETE and STALE.
+# Not statuses of the farm's records: what the farm's gradebook marks INCOMPLETE and STALE, and an
+# upload in the submissions folder that has no record yet.
 INCOMPLETE = "incomplete"
 STALE = "stale"
+NOT_GRADED = "not_graded"
 # The statuses whose recorded points are the submission's score (a timed-out run scores the tests
 # that finished, as the farm's gradebook counts it).
 SCORED = (GRADED, TIMED_OUT)
@@ -123,4 +125,21 @@ def read_class(out: Path) -> dict[str, Graded]:
             message=message,
             tests=_tests(rec["tests"]),
         )
+    # An upload the farm has not graded (or whose first grading was interrupted) is no grade, and
+    # never a missing submission's 0.
+    pending = ((manifest or {}).get("pending") or {}).get("students", {})
+    for student in (manifest or {}).get("roster", []):
+        if student not in found:
+            interrupted = student in pending
+            found[student] = Graded(
+                student=student,
+                status=INTERRUPTED if interrupted else NOT_GRADED,
+                score=None,
+                max_score=None,
+                message=(
+                    "its grading was interrupted; rerun the farm to finish it"
+                    if interrupted
+                    else "submitted, not graded yet; run the farm"
+                ),
+            )
     return found

@@ -26,6 +26,12 @@ def add_commands(sub) -> None:
     c.add_argument("--roster", type=Path, required=True)
     c.add_argument("--into", type=Path, required=True, help="a new folder: the farm's submissions")
     c.add_argument(
+        "--times",
+        type=Path,
+        help="submission times the LMS exported: a submissions CSV (user_id,submitted_at) or "
+        "Gradescope's submission_metadata.yml",
+    )
+    c.add_argument(
         "--use-mtime",
         action="store_true",
         help="take submission times from file times when nothing else gives them",
@@ -33,16 +39,8 @@ def add_commands(sub) -> None:
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("out", type=Path, help="the farm's output folder")
-    common.add_argument("--roster", type=Path, required=True)
-    common.add_argument("--policy", type=Path, help="the late policy (TOML)")
-    common.add_argument("--overrides", type=Path, help="manual adjustments (CSV)")
-    common.add_argument("--submissions", type=Path, help="the folder `collect` wrote (for submission times)")
+    add_grade_options(common, roster_required=True)
     common.add_argument("--assignment", default="BPE tokenizer", help="the assignment's name in the LMS")
-    common.add_argument(
-        "--allow-above-max",
-        action="store_true",
-        help="overrides may take a total above the maximum (a bonus); by default it is capped there",
-    )
     f = sub.add_parser(
         "finalize", parents=[common], help="final grades: penalties, overrides, Canvas and Gradescope CSVs"
     )
@@ -64,6 +62,45 @@ def add_commands(sub) -> None:
     s.add_argument(
         "--threshold", type=float, default=0.1, help="list pairs above this similarity (default 0.1)"
     )
+
+
+def add_grade_options(parser, *, roster_required: bool) -> None:
+    """What final grades are computed from: finalize, release, and the farm's class report."""
+    parser.add_argument("--roster", type=Path, required=roster_required, help="the class roster (CSV)")
+    parser.add_argument("--policy", type=Path, help="the late policy (TOML)")
+    parser.add_argument("--overrides", type=Path, help="manual adjustments (CSV)")
+    parser.add_argument("--submissions", type=Path, help="the folder `collect` wrote (for submission times)")
+    parser.add_argument(
+        "--allow-above-max",
+        action="store_true",
+        help="overrides may take a total above the maximum (a bonus); by default it is capped there",
+    )
+
+
+def class_grades(args, source: str | None) -> dict:
+    """What the farm's class report shows of the final grades, as plain data: the final score of
+    every student beside the raw one when a late policy or overrides exist, and the roster's
+    students with no submission (from --roster, else from what `collect` recorded in `source`)."""
+    from .final_grades import MISSING
+    from .lms_download import roster_missing
+
+    if args.roster is None:
+        if args.policy or args.overrides or args.submissions or args.allow_above_max:
+            raise StaffFileError("--policy, --overrides, --submissions and --allow-above-max need --roster")
+        return {"final": None, "missing": roster_missing(source) if source else None, "roster": None}
+    grades, _ = _grades(args)
+    adjusted = bool(args.policy or args.overrides)
+    return {
+        "final": {
+            g.student.student_id: g.final if g.has_grade else None for g in grades if g.status != MISSING
+        }
+        if adjusted
+        else None,
+        "missing": [
+            {"student": g.student.student_id, "name": g.student.name} for g in grades if g.status == MISSING
+        ],
+        "roster": str(args.roster),
+    }
 
 
 def _grades(args):
@@ -107,9 +144,28 @@ def run(args) -> int:
             from . import class_roster
             from .lms_download import collect
 
-            col = collect(args.download, class_roster.load(args.roster), args.into, use_mtime=args.use_mtime)
+            col = collect(
+                args.download,
+                class_roster.load(args.roster),
+                args.into,
+                use_mtime=args.use_mtime,
+                times=args.times,
+            )
             for name in col.unmatched:
                 print(f"matches nobody on the roster (not collected): {name}", file=sys.stderr)
+            if col.missing:
+                print(
+                    f"no submission from {len(col.missing)} student(s) on the roster: "
+                    + ", ".join(f"{m['student']} ({m['name']})" for m in col.missing),
+                    file=sys.stderr,
+                )
+            untimed = sorted(s for s, c in col.students.items() if c.submitted_at is None)
+            if untimed:
+                print(
+                    f"no submission time for {len(untimed)} student(s) (the late policy will not apply "
+                    f"to them; give --times FILE or the roster's submitted_at): " + ", ".join(untimed),
+                    file=sys.stderr,
+                )
             print(f"collected {len(col.students)} submission(s) into {args.into}")
             return 0
         if args.cmd == "finalize":

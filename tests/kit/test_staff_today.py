@@ -184,3 +184,34 @@ def test_an_unreadable_upload_replaced_since_is_no_grade(klass, tmp_path, capsys
     assert farm(["finalize", str(root / "out"), "--roster", str(roster), "--submissions", str(subs)]) == 0
     assert _canvas(root / "out")["cat"] == ""
     assert "cat: stale, no grade exported" in capsys.readouterr().err
+
+
+def test_an_upload_the_farm_has_not_graded_is_no_grade_and_never_a_missing_zero(klass, tmp_path, capsys):
+    root, _, subs, roster = _copy(klass, tmp_path)
+    make_submission(subs, "dan", points=FULL)  # dan uploads after the farm ran
+    assert farm(["finalize", str(root / "out"), "--roster", str(roster), "--submissions", str(subs)]) == 0
+    assert _canvas(root / "out")["dan"] == ""
+    assert "dan: not_graded, no grade exported: submitted, not graded yet" in capsys.readouterr().err
+    assert farm(["report", str(root / "out")]) == 0
+    assert _table(root / "out/gradebook.csv")["dan"]["status"] == "not_graded"
+
+
+def test_the_class_report_shows_final_beside_raw_and_counts_the_roster_missing(klass, tmp_path):
+    root, _, subs, roster = _copy(klass, tmp_path)
+    out = root / "out"
+    overrides = tmp_path / "overrides.csv"
+    overrides.write_text("student,target,points,reason,who\ncat,total,+5,fixture typo,TA Kim\n")
+    assert farm(["report", str(out)]) == 0
+    overview = (out / "report.html").read_text()
+    assert "missing (on the roster" not in overview and "are not counted here" in overview
+    assert "data-final" not in (out / "report/students-1.html").read_text()
+
+    policy = ["--policy", str(root / "late.toml"), "--overrides", str(overrides)]
+    assert farm(["report", str(out), "--roster", str(roster), *policy, "--submissions", str(subs)]) == 0
+    overview = (out / "report.html").read_text()
+    assert "1 missing (on the roster, no submission)" in overview and "dan (Dan)" in overview
+    assert "final (overrides, late penalty)" in overview
+    page = (out / "report/students-1.html").read_text()
+    for student, raw, final in (("ann", "100", "90"), ("ben", "60", "60"), ("cat", "10", "15")):
+        row = page.split(f'<tr data-student="{student}"', 1)[1].split("</tr>", 1)[0]
+        assert f">{raw}/100<" in row and f"data-final>{final}/100<" in row, row
