@@ -57,7 +57,18 @@ def add_commands(sub) -> None:
     s = sub.add_parser("similarity", help="rank pairs of similar submissions (never changes a grade)")
     s.add_argument("submissions", type=Path)
     s.add_argument("--out", type=Path, required=True)
-    s.add_argument("--starter", type=Path, help="the starter code, left out of every comparison")
+    s.add_argument(
+        "--starter",
+        type=Path,
+        help="what every student was given, left out of every comparison: the starter folder, or "
+        "(--contract cs336) the assignment's skeleton repository",
+    )
+    s.add_argument(
+        "--contract",
+        choices=("kit", "cs336"),
+        default="kit",
+        help="cs336: each submission is a CS336 assignment-1 repository (or a zip of one)",
+    )
     s.add_argument("--earlier", type=Path, help="a folder of earlier years' submissions to compare against")
     s.add_argument(
         "--threshold", type=float, default=0.1, help="list pairs above this similarity (default 0.1)"
@@ -196,7 +207,11 @@ def run(args) -> int:
         from . import similarity
 
         pairs, views, skipped = similarity.compare(
-            args.submissions, starter=args.starter, earlier=args.earlier, threshold=args.threshold
+            args.submissions,
+            starter=args.starter,
+            earlier=args.earlier,
+            threshold=args.threshold,
+            contract=args.contract,
         )
         similarity.write(args.out, pairs, views, skipped)
         print(
