@@ -13,6 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..api import CONTRACTS
 from ..errors import RosterError, RubricError, StaffFileError
 
 COMMANDS = ("collect", "finalize", "release", "similarity")
@@ -65,7 +66,7 @@ def add_commands(sub) -> None:
     )
     s.add_argument(
         "--contract",
-        choices=("kit", "cs336"),
+        choices=CONTRACTS,
         default="kit",
         help="cs336: each submission is a CS336 assignment-1 repository (or a zip of one)",
     )
