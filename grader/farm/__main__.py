@@ -8,21 +8,22 @@ import sys
 from pathlib import Path
 
 from ..api import CONTRACTS, isolation_level
-from ..errors import MergeError, RosterError, RubricError
+from ..errors import MergeError, RosterError, RubricError, StaffFileError
 from ..staff import cli as staff_cli
-from . import gradebook, records, report
+from . import current, gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
 from .merge import merge
 from .roster import parse_shard
 
 
 def output_records(out: Path) -> tuple[dict, dict[str, dict]]:
-    """An output's manifest and the records it is responsible for (its manifest's students)."""
+    """An output's manifest as it reads today (grader/farm/current.py) and the records it is
+    responsible for (its manifest's students)."""
     manifest = read_manifest(out)
     if manifest is None:
         raise RosterError(f"{out}: not a farm output (no readable {MANIFEST} of this kit's format)")
     recs = records.read_records(out)
-    return manifest, {s: recs[s] for s in manifest["assigned"] if s in recs}
+    return current.today(out, manifest), {s: recs[s] for s in manifest["assigned"] if s in recs}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,13 +77,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="the folder `release --to` wrote, for the report's links to each student's page (default OUT/feedback)",
     )
+    staff_cli.add_grade_options(r, roster_required=False)  # final beside raw, the roster's missing
     staff_cli.add_commands(sub)  # collect, finalize, release, similarity: grader/staff/
     return ap
 
 
-def _publish(out: Path, manifest: dict, recs: dict[str, dict], feedback: Path | None = None) -> None:
+def _publish(
+    out: Path, manifest: dict, recs: dict[str, dict], feedback: Path | None = None, grades: dict | None = None
+) -> None:
     table = gradebook.write(out, manifest, recs)
-    report.write(out, manifest, recs, feedback=feedback)
+    report.write(out, manifest, recs, feedback=feedback, grades=grades)
     stale = [r for r in table if r["stale"]]
     if stale:
         print(
@@ -150,19 +154,20 @@ def main(argv=None) -> int:
         if args.cmd == "grade":
             return _grade(args)
         if args.cmd == "merge":
-            rep, manifest, recs = merge(args.inputs, args.out)
+            rep, _, _ = merge(args.inputs, args.out)
             for line in rep.lines():
                 print(
                     line, file=sys.stdout if rep.complete and not line.startswith("problem") else sys.stderr
                 )
             if not rep.complete:
                 return 1
-            _publish(args.out, manifest, recs)
+            _publish(args.out, *output_records(args.out))
             return 0
         manifest, recs = output_records(args.out)
-        _publish(args.out, manifest, recs, args.feedback)
+        grades = staff_cli.class_grades(args, manifest.get("source"))
+        _publish(args.out, manifest, recs, args.feedback, grades)
         return 0
-    except (RosterError, MergeError, RubricError) as e:
+    except (RosterError, MergeError, RubricError, StaffFileError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 

@@ -22,7 +22,7 @@ from ..api import isolation_level
 from ..errors import RosterError
 from ..paths import DEFAULT_RUBRIC
 from ..suite import runner
-from . import records
+from . import current, records
 from .fingerprint import kit_fingerprint
 from .progress import Progress
 from .roster import discover, in_shard
@@ -61,9 +61,16 @@ def read_manifest(out: Path) -> dict | None:
     return data if isinstance(data, dict) and data.get("format") == records.FORMAT else None
 
 
-def stale_tests(rec: dict, kit: str, submission: str | None) -> list[str]:
-    """Numbers of the record's tests graded by another kit or another submission than `submission`."""
+def stale_tests(rec: dict, kit: str, submission: str | None, numbers: list[str]) -> list[str]:
+    """What of the record is not today's: the numbers of its tests graded by another kit or from
+    another upload than `submission`. A record with no test results (an unreadable upload, a run
+    stopped before any test finished) made by another kit or from another upload is stale whole:
+    every rubric test (`numbers`). Grader errors and interruptions are regraded, never stale."""
     submission = submission or rec.get("submission")
+    if rec["status"] in (records.GRADER_ERROR, records.INTERRUPTED):
+        return []
+    if not rec["tests"]:
+        return list(numbers) if rec.get("kit") != kit or rec.get("submission") != submission else []
     return [t["number"] for t in rec["tests"] if t.get("kit") != kit or t.get("submission") != submission]
 
 
@@ -78,11 +85,7 @@ def _needs_grading(rec, kit, fp, numbers) -> str | None:
         return "new"
     if rec["status"] in (records.GRADER_ERROR, records.INTERRUPTED):
         return rec["status"]
-    if rec.get("submission") != fp:
-        return "stale"
-    if rec["status"] == records.UNREADABLE:
-        return "stale" if rec.get("kit") != kit else None
-    if stale_tests(rec, kit, fp):
+    if stale_tests(rec, kit, fp, numbers):
         return "stale"
     if rec["status"] == records.GRADED and missing_tests(rec, numbers):
         return "incomplete"
@@ -147,20 +150,23 @@ def grade_all(
     pending = old.get("pending") or {"run": None, "students": {}}
     fps = {e.student: fingerprint_of(e.path) for e in mine}
     todo: list[tuple] = []
-    kept_stale: list[str] = []
+    kept: dict[str, list[str]] = {"current": [], "stale": []}  # chosen, and not regraded
+    left: dict[str, list[str]] = {}  # not chosen (--only), by why they would be regraded
     for e in mine:
         rec = records.read_record(records.record_path(out, e.student))
+        why = _needs_grading(rec, kit, fps[e.student], numbers)
         if e.student in pending["students"] and (rec is None or rec.get("run") != pending["run"]):
             todo.append((e, pending["students"][e.student], rec))  # an interrupted run's work
         elif e not in chosen:
-            continue
+            left.setdefault(why or "current", []).append(e.student)
         elif force or tests:
             todo.append((e, tests, rec))
-        elif why := _needs_grading(rec, kit, fps[e.student], numbers):
-            if why == "stale" and keep_stale:
-                kept_stale.append(e.student)
-            else:
-                todo.append((e, None, rec))
+        elif why is None:
+            kept["current"].append(e.student)
+        elif why == "stale" and keep_stale:
+            kept["stale"].append(e.student)
+        else:
+            todo.append((e, None, rec))
     run_id = secrets.token_hex(6)
     manifest = {
         "format": records.FORMAT,
@@ -170,15 +176,13 @@ def grade_all(
         "assigned": [e.student for e in mine],
         "strays": strays,
         "kit": kit,
-        "rubric": [
-            {"number": e.number, "name": e.name, "points": e.points, "part": e.part}
-            for e in sorted(entries_rubric, key=lambda e: rubric.number_key(e.number))
-        ],
+        "rubric": current.rubric_table(entries_rubric),
+        "setup": current.setup(tests_dir, rubric_path, contract),
         "submissions": fps,
         "pending": {"run": run_id, "students": {e.student: pat for e, pat, _ in todo}},
     }
     records.write_json_atomic(out / MANIFEST, manifest)
-    progress = Progress(len(todo), stream=stream, kept=len(mine) - len(todo), stale=kept_stale, strays=strays)
+    progress = Progress(len(todo), stream=stream, kept=kept, left=left, strays=strays)
     live: set = set()
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))

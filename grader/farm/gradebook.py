@@ -67,7 +67,12 @@ def row(manifest: dict, student: str, rec: dict | None) -> dict:
         "status": status,
         "total": (0.0 if status == records.UNREADABLE else sum(points.values())) if counted else None,
         "max_total": sum(t["points"] for t in manifest["rubric"]),
-        "stale": stale_tests(rec, manifest["kit"], manifest.get("submissions", {}).get(student)),
+        "stale": stale_tests(
+            rec,
+            manifest["kit"],
+            manifest.get("submissions", {}).get(student),
+            [t["number"] for t in manifest["rubric"]],
+        ),
         "seconds": rec["timing"]["seconds"],
         "isolation": rec.get("isolation", ""),
         "kit": rec.get("kit", ""),

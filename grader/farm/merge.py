@@ -129,6 +129,7 @@ def merge(inputs: list[Path], out: Path) -> tuple[MergeReport, dict | None, dict
         "strays": sorted({x for _, m, _ in loaded for x in m.get("strays", [])}, key=roster_key),
         "kit": first["kit"],
         "rubric": first["rubric"],
+        "setup": first.get("setup"),
         "submissions": {s: fp for _, m, _ in loaded for s, fp in m.get("submissions", {}).items()},
         "pending": None,
     }

@@ -7,6 +7,16 @@ import time
 
 from . import records
 
+# What a student --only left out is, by the reason the farm would regrade them (grader/farm/batch.py).
+_LEFT = {
+    "current": "graded by this kit",
+    "stale": "stale",
+    "new": "not graded yet",
+    "incomplete": "incomplete",
+    records.GRADER_ERROR: "grader error",
+    records.INTERRUPTED: "interrupted",
+}
+
 
 def _clock(seconds: float) -> str:
     seconds = int(seconds)
@@ -14,7 +24,10 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    def __init__(self, total: int, *, stream=None, kept: int = 0, stale=(), strays=(), width: int = 28):
+    def __init__(self, total: int, *, stream=None, kept=None, left=None, strays=(), width: int = 28):
+        """`kept`: the selected students not regraded, {"current": [...], "stale": [...]} (kept by
+        --keep-stale); `left`: the students --only left out, by their state ("current", "stale",
+        "new", ...), so every count printed says what happened to whom."""
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.total, self.done, self.width = total, 0, width
@@ -22,13 +35,18 @@ class Progress:
         self.t0 = time.monotonic()
         for name in strays:
             self._line(f"ignored {name}: not a student's folder or .zip")
-        if kept - len(stale):
-            self._line(f"{kept - len(stale)} already graded by this kit (kept; --force regrades them)")
+        kept, left = kept or {}, left or {}
+        current, stale = kept.get("current", []), kept.get("stale", [])
+        if current:
+            self._line(f"{len(current)} already graded by this kit (kept; --force regrades them)")
         if stale:
             self._line(
-                f"STALE: {len(stale)} result(s) kept by --keep-stale were graded by another kit or "
-                f"submission than today's: {', '.join(stale)}"
+                f"STALE: {len(stale)} student(s) kept by --keep-stale have results graded by another kit "
+                f"or submission than today's: {', '.join(stale)}"
             )
+        if left:
+            states = ", ".join(f"{len(v)} {_LEFT.get(k, k)}" for k, v in sorted(left.items()))
+            self._line(f"{sum(map(len, left.values()))} not selected by --only, left as they are ({states})")
 
     def _line(self, text: str) -> None:
         if self.tty:

@@ -31,9 +31,12 @@ def render(
     *,
     feedback: Path | None = None,
     page_size: int = report_view.PAGE_SIZE,
+    grades: dict | None = None,
 ) -> dict[str, str]:
     """Every page of the report: relative path under `out` -> HTML."""
-    overview, pages = report_view.build(manifest, recs, out, feedback=feedback, page_size=page_size)
+    overview, pages = report_view.build(
+        manifest, recs, out, feedback=feedback, page_size=page_size, grades=grades
+    )
     env = _env()
     html = {"report.html": env.get_template("report.html").render(overview)}
     students = env.get_template("students.html")
@@ -49,9 +52,11 @@ def write(
     *,
     feedback: Path | None = None,
     page_size: int = report_view.PAGE_SIZE,
+    grades: dict | None = None,
 ) -> Path:
-    """Write report.html and its students pages; students pages a larger class left are removed."""
-    pages = render(manifest, recs, out, feedback=feedback, page_size=page_size)
+    """Write report.html and its students pages; students pages a larger class left are removed.
+    `grades`: the final grades and the roster's missing students (grader/staff/cli.py: class_grades)."""
+    pages = render(manifest, recs, out, feedback=feedback, page_size=page_size, grades=grades)
     for name, text in pages.items():
         if name != "report.html":
             records.write_text_atomic(out / name, text)

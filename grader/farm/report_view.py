@@ -227,7 +227,8 @@ def _cell(r: dict, col: str, maxes: dict) -> dict:
     state = "pass" if got >= possible else "fail" if got <= 0 else "partial"
     return {
         "state": state,
-        "text": "✓" if state == "pass" else "✗" if state == "fail" else f"{got:g}",
+        # a partial score in at most one decimal keeps the column narrow; the title has it whole
+        "text": "✓" if state == "pass" else "✗" if state == "fail" else f"{round(got, 1):g}",
         "title": f"{col.split(' ', 1)[0]}: {got:g}/{possible:g}",
     }
 
@@ -240,9 +241,15 @@ def build(
     feedback: Path | None = None,
     title: str = "bpe-kit class report",
     page_size: int = PAGE_SIZE,
+    grades: dict | None = None,
 ) -> tuple[dict, list[dict]]:
     """(overview context, one context per students page). `feedback`: the folder `release --to`
-    wrote (default OUT/feedback); links to pages not there yet say so instead."""
+    wrote (default OUT/feedback); links to pages not there yet say so instead. `grades`
+    (grader/staff/cli.py: class_grades): `final`, each student's final score (None: no grade) when
+    a late policy or overrides exist, shown beside the raw one; `missing`, the roster's students
+    with no submission ({student, name}; None: not known); `roster`, the roster file read."""
+    grades = grades or {}
+    finals = grades.get("final")
     out = Path(out)
     feedback = Path(feedback) if feedback is not None else out / "feedback"
     pages_dir = out / PAGES_DIR
@@ -265,9 +272,16 @@ def build(
     incomplete = [r for r in table if r["reason"].startswith("INCOMPLETE")]
     seconds = [r["seconds"] for r in table if r["seconds"] is not None]
     sc, sl = edge_bins(seconds, SECONDS_EDGES, " s")
+    final_totals = (
+        [finals[r["student"]] for r in graded if finals.get(r["student"]) is not None] if finals else []
+    )
     overview = {
         "title": title,
         "students": len(table),
+        "missing": grades.get("missing"),
+        "roster": grades.get("roster"),
+        "finals": stats(final_totals) if finals is not None else None,
+        "adjusted": finals is not None,
         "counts": counts,
         "incomplete": len(incomplete),
         "totals": stats(totals),
@@ -338,6 +352,8 @@ def build(
                     "total": r["total"],
                     "max_total": r["max_total"],
                     "score_class": score_class(r["total"], r["max_total"]),
+                    "final": finals.get(s) if finals else None,
+                    "final_class": score_class(finals.get(s), r["max_total"]) if finals else "",
                     "stale": _stale_label(r["stale"], everything),
                     "stale_tests": " ".join(r["stale"]),
                     "incomplete": r["reason"].startswith("INCOMPLETE"),
@@ -361,6 +377,7 @@ def build(
                 "next": page_name(k + 1) if k < n_pages else None,
                 "overview": "../report.html",
                 "columns": [{"name": c, "number": c.split(" ", 1)[0]} for c in cols],
+                "adjusted": finals is not None,
                 "students": students,
                 "feedback_dir": str(feedback),
             }

@@ -2,8 +2,9 @@
 
 Every staff tool sees the farm only through `read_class`, so a change in the farm's records is
 adapted here, in one place. It reads the records with the farm's own reader
-(grader/farm/records.py) and judges them with the farm's own rules (grader/farm/batch.py), so a
-record the farm would regrade is never taken for a grade.
+(grader/farm/records.py) and judges them with the farm's own rules (grader/farm/batch.py) against
+the kit, the rubric and the uploads as they are today (grader/farm/current.py), so a record the
+farm would regrade is never taken for a grade.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..farm import records
+from ..farm import current, records
 from ..farm.batch import missing_tests, read_manifest, stale_tests
 
 GRADED = records.GRADED
@@ -19,9 +20,11 @@ UNREADABLE = records.UNREADABLE
 TIMED_OUT = records.TIMED_OUT
 INTERRUPTED = records.INTERRUPTED
 GRADER_ERROR = records.GRADER_ERROR
-# Not statuses of the farm's records: what the farm's gradebook marks INCOMPLETE and STALE.
+# Not statuses of the farm's records: what the farm's gradebook marks INCOMPLETE and STALE, and an
+# upload in the submissions folder that has no record yet.
 INCOMPLETE = "incomplete"
 STALE = "stale"
+NOT_GRADED = "not_graded"
 # The statuses whose recorded points are the submission's score (a timed-out run scores the tests
 # that finished, as the farm's gradebook counts it).
 SCORED = (GRADED, TIMED_OUT)
@@ -78,17 +81,18 @@ def _judge(student: str, rec: dict, manifest: dict | None) -> tuple[str, str]:
     pending = (manifest or {}).get("pending") or {}
     if student in pending.get("students", {}) and rec.get("run") != pending.get("run"):
         return INTERRUPTED, "a regrade was interrupted; rerun the farm to finish it"
-    if status not in SCORED:
+    if status not in (*SCORED, UNREADABLE):
         return status, message
     kit = (manifest or {}).get("kit") or rec.get("kit")
     upload = (manifest or {}).get("submissions", {}).get(student) or rec.get("submission")
-    stale = stale_tests(rec, kit, upload)
+    numbers = [t["number"] for t in (manifest or {}).get("rubric", [])]
+    stale = stale_tests(rec, kit, upload, numbers)
     if stale or rec.get("submission") != upload:
-        which = f"tests {' '.join(stale)}" if stale else "the record"
+        which = f"tests {' '.join(stale)}" if rec["tests"] and stale else "the result"
         return STALE, f"{which} graded by another kit or from another upload; rerun the farm"
     if status == GRADED:
         if manifest:
-            missing = " ".join(missing_tests(rec, [t["number"] for t in manifest.get("rubric", [])]))
+            missing = " ".join(missing_tests(rec, numbers))
         else:  # no manifest: the record's own total says whether every rubric test is there
             have = sum(float(t.get("max_score", 0.0)) for t in rec["tests"])
             missing = "some rubric tests" if have < float(rec.get("max_score") or 0.0) else ""
@@ -107,6 +111,8 @@ def read_class(out: Path) -> dict[str, Graded]:
     """
     out = Path(out)
     manifest = read_manifest(out)
+    if manifest is not None:
+        manifest = current.today(out, manifest)
     found: dict[str, Graded] = {}
     for student, rec in records.read_records(out).items():
         student = str(student)
@@ -119,4 +125,21 @@ def read_class(out: Path) -> dict[str, Graded]:
             message=message,
             tests=_tests(rec["tests"]),
         )
+    # An upload the farm has not graded (or whose first grading was interrupted) is no grade, and
+    # never a missing submission's 0.
+    pending = ((manifest or {}).get("pending") or {}).get("students", {})
+    for student in (manifest or {}).get("roster", []):
+        if student not in found:
+            interrupted = student in pending
+            found[student] = Graded(
+                student=student,
+                status=INTERRUPTED if interrupted else NOT_GRADED,
+                score=None,
+                max_score=None,
+                message=(
+                    "its grading was interrupted; rerun the farm to finish it"
+                    if interrupted
+                    else "submitted, not graded yet; run the farm"
+                ),
+            )
     return found

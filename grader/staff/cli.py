@@ -13,7 +13,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import StaffFileError
+from ..api import CONTRACTS
+from ..errors import RosterError, RubricError, StaffFileError
 
 COMMANDS = ("collect", "finalize", "release", "similarity")
 STAFF_DIR = "staff"  # finalize's files, inside the farm's output folder
@@ -26,6 +27,12 @@ def add_commands(sub) -> None:
     c.add_argument("--roster", type=Path, required=True)
     c.add_argument("--into", type=Path, required=True, help="a new folder: the farm's submissions")
     c.add_argument(
+        "--times",
+        type=Path,
+        help="submission times the LMS exported: a submissions CSV (user_id,submitted_at) or "
+        "Gradescope's submission_metadata.yml",
+    )
+    c.add_argument(
         "--use-mtime",
         action="store_true",
         help="take submission times from file times when nothing else gives them",
@@ -33,10 +40,7 @@ def add_commands(sub) -> None:
 
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("out", type=Path, help="the farm's output folder")
-    common.add_argument("--roster", type=Path, required=True)
-    common.add_argument("--policy", type=Path, help="the late policy (TOML)")
-    common.add_argument("--overrides", type=Path, help="manual adjustments (CSV)")
-    common.add_argument("--submissions", type=Path, help="the folder `collect` wrote (for submission times)")
+    add_grade_options(common, roster_required=True)
     common.add_argument("--assignment", default="BPE tokenizer", help="the assignment's name in the LMS")
     f = sub.add_parser(
         "finalize", parents=[common], help="final grades: penalties, overrides, Canvas and Gradescope CSVs"
@@ -54,11 +58,61 @@ def add_commands(sub) -> None:
     s = sub.add_parser("similarity", help="rank pairs of similar submissions (never changes a grade)")
     s.add_argument("submissions", type=Path)
     s.add_argument("--out", type=Path, required=True)
-    s.add_argument("--starter", type=Path, help="the starter code, left out of every comparison")
+    s.add_argument(
+        "--starter",
+        type=Path,
+        help="what every student was given, left out of every comparison: the starter folder, or "
+        "(--contract cs336) the assignment's skeleton repository",
+    )
+    s.add_argument(
+        "--contract",
+        choices=CONTRACTS,
+        default="kit",
+        help="cs336: each submission is a CS336 assignment-1 repository (or a zip of one)",
+    )
     s.add_argument("--earlier", type=Path, help="a folder of earlier years' submissions to compare against")
     s.add_argument(
         "--threshold", type=float, default=0.1, help="list pairs above this similarity (default 0.1)"
     )
+
+
+def add_grade_options(parser, *, roster_required: bool) -> None:
+    """What final grades are computed from: finalize, release, and the farm's class report."""
+    parser.add_argument("--roster", type=Path, required=roster_required, help="the class roster (CSV)")
+    parser.add_argument("--policy", type=Path, help="the late policy (TOML)")
+    parser.add_argument("--overrides", type=Path, help="manual adjustments (CSV)")
+    parser.add_argument("--submissions", type=Path, help="the folder `collect` wrote (for submission times)")
+    parser.add_argument(
+        "--allow-above-max",
+        action="store_true",
+        help="overrides may take a total above the maximum (a bonus); by default it is capped there",
+    )
+
+
+def class_grades(args, source: str | None) -> dict:
+    """What the farm's class report shows of the final grades, as plain data: the final score of
+    every student beside the raw one when a late policy or overrides exist, and the roster's
+    students with no submission (from --roster, else from what `collect` recorded in `source`)."""
+    from .final_grades import MISSING
+    from .lms_download import roster_missing
+
+    if args.roster is None:
+        if args.policy or args.overrides or args.submissions or args.allow_above_max:
+            raise StaffFileError("--policy, --overrides, --submissions and --allow-above-max need --roster")
+        return {"final": None, "missing": roster_missing(source) if source else None, "roster": None}
+    grades, _ = _grades(args)
+    adjusted = bool(args.policy or args.overrides)
+    return {
+        "final": {
+            g.student.student_id: g.final if g.has_grade else None for g in grades if g.status != MISSING
+        }
+        if adjusted
+        else None,
+        "missing": [
+            {"student": g.student.student_id, "name": g.student.name} for g in grades if g.status == MISSING
+        ],
+        "roster": str(args.roster),
+    }
 
 
 def _grades(args):
@@ -73,7 +127,14 @@ def _grades(args):
     policy = late_policy.load(args.policy) if args.policy else None
     adjustments = overrides.load(args.overrides) if args.overrides else []
     times = submission_times(args.submissions) if args.submissions else {}
-    grades, strays = compute(read_class(args.out), roster, policy=policy, overrides=adjustments, times=times)
+    grades, strays = compute(
+        read_class(args.out),
+        roster,
+        policy=policy,
+        overrides=adjustments,
+        times=times,
+        allow_above_max=args.allow_above_max,
+    )
     for s in strays:
         print(f"not on the roster (left out): {s}", file=sys.stderr)
     for g in grades:
@@ -95,9 +156,28 @@ def run(args) -> int:
             from . import class_roster
             from .lms_download import collect
 
-            col = collect(args.download, class_roster.load(args.roster), args.into, use_mtime=args.use_mtime)
+            col = collect(
+                args.download,
+                class_roster.load(args.roster),
+                args.into,
+                use_mtime=args.use_mtime,
+                times=args.times,
+            )
             for name in col.unmatched:
                 print(f"matches nobody on the roster (not collected): {name}", file=sys.stderr)
+            if col.missing:
+                print(
+                    f"no submission from {len(col.missing)} student(s) on the roster: "
+                    + ", ".join(f"{m['student']} ({m['name']})" for m in col.missing),
+                    file=sys.stderr,
+                )
+            untimed = sorted(s for s, c in col.students.items() if c.submitted_at is None)
+            if untimed:
+                print(
+                    f"no submission time for {len(untimed)} student(s) (the late policy will not apply "
+                    f"to them; give --times FILE or the roster's submitted_at): " + ", ".join(untimed),
+                    file=sys.stderr,
+                )
             print(f"collected {len(col.students)} submission(s) into {args.into}")
             return 0
         if args.cmd == "finalize":
@@ -128,14 +208,18 @@ def run(args) -> int:
         from . import similarity
 
         pairs, views, skipped = similarity.compare(
-            args.submissions, starter=args.starter, earlier=args.earlier, threshold=args.threshold
+            args.submissions,
+            starter=args.starter,
+            earlier=args.earlier,
+            threshold=args.threshold,
+            contract=args.contract,
         )
         similarity.write(args.out, pairs, views, skipped)
         print(
             f"wrote {args.out}/similarity.csv and similarity.html ({len(pairs)} pairs above {args.threshold:g})"
         )
         return 0
-    except StaffFileError as e:
+    except (StaffFileError, RosterError, RubricError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except ModuleNotFoundError as e:

@@ -1,7 +1,9 @@
 """Raw score, overrides, late penalty, final score: the grade of each student, computed at report time.
 
-The order is fixed and shown to students: overrides adjust the raw score, the late penalty is a
-percentage of that adjusted score, and the final score is never below 0. Roster students the farm
+The order is fixed and shown to students: overrides adjust the raw score, the adjusted score is
+capped at the maximum (unless the course allows a bonus above it: `allow_above_max`, the
+`--allow-above-max` setting, shown wherever the grade is), the late penalty is a percentage of that
+adjusted score, and the final score is never below 0. Roster students the farm
 has no record for are "missing" with 0; students the farm graded who are not on the roster are
 returned apart and never exported.
 """
@@ -54,6 +56,8 @@ class FinalGrade:
     tests: list[GradeLine] = field(default_factory=list)
     overrides: list[Override] = field(default_factory=list)
     message: str = ""
+    over_max: float = 0.0  # points the adjustments reached above the maximum
+    capped: bool = True  # those points were cut (False: the course allows a bonus above the maximum)
 
     @property
     def has_grade(self) -> bool:
@@ -62,6 +66,16 @@ class FinalGrade:
     @property
     def adjusted(self) -> float:
         return self.raw + self.adjustment
+
+    @property
+    def above_max_note(self) -> str:
+        """One line on the maximum, for the gradebook and the student's page ("" when not reached)."""
+        if not self.over_max:
+            return ""
+        if self.capped:
+            reached = f"{self.max_score + self.over_max:g}"
+            return f"capped at the maximum, {self.max_score:g}: the adjustments came to {reached}"
+        return f"includes {self.over_max:g} bonus point(s) above the maximum of {self.max_score:g}"
 
 
 def _clamp(x: float, lo: float, hi: float) -> float:
@@ -75,6 +89,7 @@ def _one(
     policy: LatePolicy | None,
     mine: list[Override],
     submitted: datetime | None,
+    allow_above_max: bool,
 ) -> FinalGrade:
     if g is None:
         if mine:
@@ -105,6 +120,7 @@ def _one(
         )
         for t in g.tests
     ]
+    max_score = g.max_score if g.max_score is not None else class_max
     if g.status not in SCORED:
         raw, adjusted = 0.0, 0.0
     else:
@@ -112,6 +128,9 @@ def _one(
         adjusted = max(
             0.0, raw + sum(t.score - t.raw for t in tests) + sum(o.points for o in mine if o.target == TOTAL)
         )
+    over_max = round(max(0.0, adjusted - max_score), 4)
+    if not allow_above_max:
+        adjusted = min(adjusted, max_score)
     lateness = policy.lateness(student.student_id, submitted) if policy else None
     penalty = lateness.penalty(adjusted) if lateness else 0.0
     return FinalGrade(
@@ -121,12 +140,14 @@ def _one(
         round(adjusted - raw, 4),
         penalty,
         round(max(0.0, adjusted - penalty), 4),
-        g.max_score if g.max_score is not None else class_max,
+        max_score,
         submitted,
         lateness,
         tests,
         list(mine),
         g.message,
+        over_max,
+        not allow_above_max,
     )
 
 
@@ -137,8 +158,12 @@ def compute(
     policy: LatePolicy | None = None,
     overrides: list[Override] = (),
     times: dict[str, datetime | None] | None = None,
+    allow_above_max: bool = False,
 ) -> tuple[list[FinalGrade], list[str]]:
-    """(one grade per roster student in roster order, graded students not on the roster)."""
+    """(one grade per roster student in roster order, graded students not on the roster).
+
+    `allow_above_max`: overrides may take a total above the maximum (a bonus); otherwise the
+    adjusted score is capped there, and the grade says so."""
     ids = roster.by_id()
     strays = [o.student for o in overrides if o.student not in ids]
     if strays:
@@ -153,6 +178,7 @@ def compute(
             policy,
             [o for o in overrides if o.student == s.student_id],
             times.get(s.student_id) or s.submitted_at,
+            allow_above_max,
         )
         for s in roster.students
     ]

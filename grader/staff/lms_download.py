@@ -11,21 +11,20 @@ Three layouts are recognised:
 - **Plain**: one folder or zip per student, named by student id or by the roster's `folder`.
 
 Entries that match nobody on the roster are listed and not copied, so they are never graded by
-accident. Submission times come from the LMS metadata or the roster's `submitted_at`, never from
-file modification times unless asked (`use_mtime`).
+accident. Submission times come from what the LMS exports (`read_times`: a submissions CSV, or
+Gradescope's submission_metadata.yml), the download's own metadata (Gradescope's) or the roster's
+`submitted_at`, never from file modification times unless asked (`use_mtime`).
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import shutil
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from ..errors import StaffFileError
 from .class_roster import Roster
@@ -51,6 +50,7 @@ class Collected:
 class Collection:
     students: dict[str, Collected] = field(default_factory=dict)
     unmatched: list[str] = field(default_factory=list)
+    missing: list[dict] = field(default_factory=list)  # on the roster, nothing collected: {student, name}
 
     def as_json(self) -> dict:
         return {
@@ -65,6 +65,7 @@ class Collection:
                 for s, c in sorted(self.students.items())
             },
             "unmatched": sorted(self.unmatched),
+            "missing": self.missing,
         }
 
 
@@ -103,8 +104,11 @@ def _add(col: Collection, c: Collected, where: str) -> None:
     col.students[c.student] = c
 
 
-def _gradescope(download: Path, roster: Roster, dest: Path, col: Collection) -> None:
-    meta_path = download / GRADESCOPE_METADATA
+def _gradescope_metadata(meta_path: Path) -> dict:
+    """Gradescope's submission_metadata.yml: folder -> {":submitters": [...], ":created_at": ...}."""
+    from ruamel.yaml import YAML  # the staff extra; the farm's report reads this module without it
+    from ruamel.yaml.error import YAMLError
+
     try:
         # Every value as text (the base loader), as the metadata's times are parsed by parse_time.
         meta = YAML(typ="base").load(meta_path.read_text(encoding="utf-8"))
@@ -112,27 +116,38 @@ def _gradescope(download: Path, roster: Roster, dest: Path, col: Collection) -> 
         raise StaffFileError(f"{meta_path}: cannot read Gradescope's metadata ({e})") from None
     if not isinstance(meta, dict):
         raise StaffFileError(f"{meta_path}: expected one entry per submission folder")
+    return meta
+
+
+def _submitters(info: dict, roster: Roster) -> list:
+    """The roster's students among one Gradescope submission's submitters."""
+    found, submitters = [], info.get(":submitters")
+    for who in submitters if isinstance(submitters, list) else []:
+        s = roster.find(student_id=str(who.get(":sid") or ""), email=str(who.get(":email") or ""))
+        if s is not None:
+            found.append(s)
+    return found
+
+
+def _gradescope(download: Path, roster: Roster, dest: Path, col: Collection) -> None:
+    meta_path = download / GRADESCOPE_METADATA
+    meta = _gradescope_metadata(meta_path)
     for folder in _entries(download):
         info = meta.get(folder.name)
         if not isinstance(info, dict):
             col.unmatched.append(folder.name)
             continue
-        submitters = info.get(":submitters") or []
         at = info.get(":created_at")
         when = parse_time(at, f"{meta_path}: {folder.name}") if at else None
-        matched = False
-        for who in submitters if isinstance(submitters, list) else []:
-            s = roster.find(student_id=str(who.get(":sid") or ""), email=str(who.get(":email") or ""))
-            if s is None:
-                continue
-            matched = True
+        students = _submitters(info, roster)
+        for s in students:
             _add(
                 col,
                 Collected(s.student_id, [folder.name], "gradescope", when or s.submitted_at),
                 str(download),
             )
             _copy(folder, dest / s.student_id)
-        if not matched:
+        if not students:
             col.unmatched.append(folder.name)
 
 
@@ -167,11 +182,69 @@ def _canvas_or_plain(download: Path, roster: Roster, dest: Path, col: Collection
                 _copy(f, dest / s.student_id / name)
 
 
-def collect(download: Path, roster: Roster, dest: Path, *, use_mtime: bool = False) -> Collection:
-    """Copy every submission in `download` that matches the roster into `dest`, by student id."""
+# A submissions CSV: who (Canvas's user id, the SIS id, or the email) and when, under the column
+# names of Canvas's Submission object (`user_id`, `submitted_at`), of its gradebook export (`ID`,
+# `SIS User ID`) and of Gradescope's scores export (`SID`, `Email`, `Submission Time`).
+_WHO = (("user_id", "lms_id"), ("ID", "lms_id"), ("SIS User ID", "student_id"), ("SID", "student_id"))
+_WHO += (("student_id", "student_id"), ("email", "email"), ("Email", "email"))
+_WHEN = ("submitted_at", "Submitted", "Submission Time", "Submission time")
+
+
+def _times_csv(path: Path, roster: Roster) -> dict[str, datetime | None]:
+    try:
+        rows = list(csv.DictReader(path.read_text(encoding="utf-8-sig").splitlines()))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise StaffFileError(f"{path}: cannot read the submission times ({e})") from None
+    header = list(rows[0]) if rows else []
+    who = next(((col, key) for col, key in _WHO if col in header), None)
+    when = next((col for col in _WHEN if col in header), None)
+    if who is None or when is None:
+        raise StaffFileError(
+            f"{path}: submission times need a student column ({', '.join(c for c, _ in _WHO)}) "
+            f"and a time column ({', '.join(_WHEN)})"
+        )
+    times: dict[str, datetime | None] = {}
+    for n, row in enumerate(rows, start=2):
+        s = roster.find(**{who[1]: (row.get(who[0]) or "").strip()})
+        if s is not None:
+            at = (row.get(when) or "").strip()
+            times[s.student_id] = parse_time(at, f"{path}:{n}: {when}") if at else None
+    return times
+
+
+def read_times(path: Path, roster: Roster) -> dict[str, datetime | None]:
+    """Submission times by student id from what an LMS exports: Gradescope's
+    submission_metadata.yml, or a submissions CSV (the columns above). Refused when it names
+    nobody on the roster: a file for another course or assignment is not silently ignored."""
+    path = Path(path)
+    if not path.is_file():
+        raise StaffFileError(
+            f"{path}: no such file (--times: the LMS's submissions CSV or submission_metadata.yml)"
+        )
+    if path.suffix.lower() in (".yml", ".yaml"):
+        times = {}
+        for folder, info in _gradescope_metadata(path).items():
+            at = info.get(":created_at") if isinstance(info, dict) else None
+            for s in _submitters(info, roster) if isinstance(info, dict) else []:
+                times[s.student_id] = parse_time(at, f"{path}: {folder}") if at else None
+    else:
+        times = _times_csv(path, roster)
+    if not times:
+        raise StaffFileError(f"{path}: names nobody on the roster")
+    return times
+
+
+def collect(
+    download: Path, roster: Roster, dest: Path, *, use_mtime: bool = False, times: Path | None = None
+) -> Collection:
+    """Copy every submission in `download` that matches the roster into `dest`, by student id.
+
+    Submission times: from `times` (read_times) first, then the LMS's own metadata, then the
+    roster's `submitted_at`; file times only with `use_mtime`."""
     download, dest = Path(download), Path(dest)
     if not download.is_dir():
         raise StaffFileError(f"{download}: not a folder (unzip the LMS download first)")
+    exported = read_times(times, roster) if times else {}
     if dest.exists() and any(dest.iterdir()):
         raise StaffFileError(f"{dest}: already holds files; collect into a new folder")
     dest.mkdir(parents=True, exist_ok=True)
@@ -180,6 +253,11 @@ def collect(download: Path, roster: Roster, dest: Path, *, use_mtime: bool = Fal
         _gradescope(download, roster, dest, col)
     else:
         _canvas_or_plain(download, roster, dest, col)
+    for c in col.students.values():
+        c.submitted_at = exported.get(c.student) or c.submitted_at
+    col.missing = [
+        {"student": s.student_id, "name": s.name} for s in roster.students if s.student_id not in col.students
+    ]
     if use_mtime:
         for c in col.students.values():
             if c.submitted_at is None:
@@ -189,11 +267,25 @@ def collect(download: Path, roster: Roster, dest: Path, *, use_mtime: bool = Fal
     return col
 
 
+def roster_missing(submissions: Path) -> list[dict] | None:
+    """The roster's students `collect` found no submission for ({student, name}), or None when
+    `submissions` is not a folder `collect` wrote."""
+    try:
+        data = json.loads((Path(submissions) / MANIFEST).read_text(encoding="utf-8"))
+        return [{"student": str(m["student"]), "name": str(m.get("name") or "")} for m in data["missing"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def submission_times(submissions: Path) -> dict[str, datetime | None]:
     """The submission times `collect` recorded beside the submissions, by student id."""
+    if not Path(submissions).is_dir():
+        raise StaffFileError(f"{submissions}: no such folder (--submissions: the folder `collect` wrote)")
     path = Path(submissions) / MANIFEST
     if not path.is_file():
-        return {}
+        raise StaffFileError(
+            f"{submissions}: not a folder `collect` wrote (no {MANIFEST}): its submission times are unknown"
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))["students"]
         return {

@@ -116,8 +116,11 @@ def staff_gradebook_csv(grades: list[FinalGrade]) -> str:
     ]
     rows = [head + list(numbers) + ["notes"]]
     for g in grades:
-        by = {t.number: t.score for t in g.tests}
+        # A result that is no grade (stale, interrupted, incomplete) shows no points as if they were.
+        by = {t.number: t.score for t in g.tests} if g.has_grade else {}
         notes = [f"{o.target} {o.points:+g}: {o.reason} ({o.who})" for o in g.overrides]
+        if g.above_max_note:
+            notes.append(g.above_max_note)
         if g.lateness and g.lateness.reason:
             notes.append(g.lateness.reason)
         if g.message:
@@ -129,10 +132,7 @@ def staff_gradebook_csv(grades: list[FinalGrade]) -> str:
                 g.status,
                 g.submitted_at.isoformat() if g.submitted_at else "",
                 str(g.lateness.days_late) if g.lateness else "",
-                _num(g.raw),
-                _num(g.adjustment),
-                _num(g.penalty),
-                _num(g.final),
+                *(_num(x) if g.has_grade else "" for x in (g.raw, g.adjustment, g.penalty, g.final)),
                 _num(g.max_score),
                 *(_num(by[n]) if n in by else "" for n in numbers),
                 "; ".join(notes),

@@ -1,8 +1,10 @@
 """A MOSS-style similarity check of a class, with copydetect (winnowing over normalised tokens).
 
-Each submission's Python files become one document; the starter code is boilerplate, so what every
-student was given never counts as shared; a folder of earlier years' submissions can be compared
-against too. The output is a ranked list of pairs (`similarity.csv`) and a page showing the
+Each submission's Python files become one document (its `bpe` package; under the CS336 contract,
+the repository's Python files, found by its tests/adapters.py); the starter code is boilerplate, so
+what every student was given never counts as shared: the kit's `starter/`, or, for CS336, the
+assignment's skeleton repository. A folder of earlier years' submissions can be compared against
+too. The output is a ranked list of pairs (`similarity.csv`) and a page showing the
 matching code side by side (`similarity.html`). It only reads submissions: it never changes a grade,
 and a high similarity is a reason to look, not a verdict.
 """
@@ -44,22 +46,46 @@ def _document(package: Path) -> str:
     return "\n".join(parts)
 
 
-def _collect(folder: Path, into: Path, scratch: Path, skipped: list[str], prefix: str = "") -> None:
+def _code(path: Path, scratch: Path, contract: str) -> str:
+    """The student's code in one document: the `bpe` package's Python files, or (cs336) the
+    repository's (grader/cs336/intake.py: its own packages and tests/, without data or a venv)."""
+    if contract == "cs336":
+        from ..cs336 import intake as cs336_intake
+
+        with cs336_intake.opened(path) as staged:
+            return _document(staged.parent / "bpe" / "_repo")
+    root = prepare(path, scratch)
+    return _document(root / "bpe" if (root / "bpe").is_dir() else root)
+
+
+def _collect(
+    folder: Path, into: Path, scratch: Path, skipped: list[str], prefix: str = "", contract: str = "kit"
+) -> None:
     into.mkdir(parents=True)
     for p in sorted(folder.iterdir()):
         if p.name.startswith((".", "__MACOSX")):
             continue
         name = p.name[:-4] if p.is_file() and p.name.lower().endswith(".zip") else p.name
         try:
-            root = prepare(p, scratch / (prefix + name))
+            doc = _code(p, scratch / (prefix + name), contract)
         except SubmissionError:
             skipped.append(prefix + name)
             continue
-        doc = _document(root / "bpe" if (root / "bpe").is_dir() else root)
         if doc.strip():
             (into / f"{name}.py").write_text(doc, encoding="utf-8")
         else:
             skipped.append(prefix + name)
+
+
+def _given(starter: Path, contract: str) -> str:
+    """What every student was given: the starter folder (a `bpe` package, or the folder's Python
+    files), or (cs336) the skeleton repository."""
+    if contract == "cs336":
+        try:
+            return _code(starter, Path(), contract)
+        except SubmissionError as e:
+            raise StaffFileError(f"--starter {starter}: not the CS336 skeleton repository ({e})") from None
+    return _document(starter / "bpe" if (starter / "bpe").is_dir() else starter)
 
 
 def compare(
@@ -70,8 +96,11 @@ def compare(
     threshold: float = 0.0,
     noise: int = 25,
     guarantee: int = 30,
+    contract: str = "kit",
 ) -> tuple[list[Pair], dict[tuple[str, str], tuple[str, str]], list[str]]:
-    """(pairs ranked by similarity, side-by-side highlighted HTML by pair, unreadable submissions)."""
+    """(pairs ranked by similarity, side-by-side highlighted HTML by pair, unreadable submissions).
+
+    `contract="cs336"`: each submission is a CS336 repository, and `starter` its skeleton."""
     from copydetect import CopyDetector
     from copydetect.utils import highlight_overlap
 
@@ -81,15 +110,21 @@ def compare(
     skipped: list[str] = []
     with tempfile.TemporaryDirectory(prefix="similarity-") as tmp:
         t = Path(tmp)
-        _collect(Path(submissions), t / "current", t / "scratch", skipped)
+        _collect(Path(submissions), t / "current", t / "scratch", skipped, contract=contract)
         refs = [str(t / "current")]
         if earlier is not None:
-            _collect(Path(earlier), t / "earlier", t / "scratch-earlier", skipped, prefix="earlier/")
+            _collect(
+                Path(earlier),
+                t / "earlier",
+                t / "scratch-earlier",
+                skipped,
+                prefix="earlier/",
+                contract=contract,
+            )
             refs.append(str(t / "earlier"))
         (t / "boilerplate").mkdir()
         if starter is not None:
-            doc = _document(Path(starter) / "bpe" if (Path(starter) / "bpe").is_dir() else Path(starter))
-            (t / "boilerplate" / "starter.py").write_text(doc, encoding="utf-8")
+            (t / "boilerplate" / "starter.py").write_text(_given(Path(starter), contract), encoding="utf-8")
         logging.getLogger().setLevel(logging.ERROR)  # copydetect warns on empty folders
         det = CopyDetector(
             test_dirs=[str(t / "current")],

@@ -18,8 +18,9 @@ CHROMIUM = next(
 )
 
 
-def dump_dom(html_file: Path) -> str:
-    """The DOM after headless Chromium loaded the page, with the network left off."""
+def dump_dom(html_file: Path, *, window: str | None = None) -> str:
+    """The DOM after headless Chromium loaded the page, with the network left off; `window`:
+    the window's size ("1366,900"), for what a screen of that width shows."""
     with tempfile.TemporaryDirectory() as profile:
         r = subprocess.run(
             [
@@ -33,6 +34,7 @@ def dump_dom(html_file: Path) -> str:
                 "--disable-component-update",
                 "--disable-sync",
                 f"--user-data-dir={profile}",
+                *([f"--window-size={window}"] if window else []),
                 "--dump-dom",
                 html_file.as_uri(),
             ],

@@ -345,6 +345,37 @@ def _complete(out: Path, student: str) -> dict:
     return rec
 
 
+def _pending(out: Path) -> bool:
+    """The run has written down whom it set out to grade (manifest.json's `pending`)."""
+    try:
+        return bool(json.loads((out / "manifest.json").read_text())["pending"])
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def _children(pid: int) -> list[str]:
+    """The processes `pid` started: the farm starts one per student it is grading."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            stat = (proc / "stat").read_text()
+        except OSError:
+            continue
+        if proc.name.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            found.append(proc.name)
+    return found
+
+
+def _await(proc: subprocess.Popen, what: str, ready) -> None:
+    """Wait for a state on disk or a started process, never for a moment read from the clock: the
+    run must still be going when it is reached, or the test would interrupt nothing."""
+    deadline = time.monotonic() + 120
+    while not ready():
+        assert proc.poll() is None, f"the run ended before {what}: nothing was interrupted"
+        assert time.monotonic() < deadline, f"no sign within 120 s that {what}"
+        time.sleep(0.02)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
 @pytest.mark.parametrize("when", ["while grading", "after a commit"])
 def test_an_interrupted_run_loses_nothing_and_invents_nothing(tmp_path, suite, graded_class, sig, when):
@@ -364,16 +395,18 @@ def test_an_interrupted_run_loses_nothing_and_invents_nothing(tmp_path, suite, g
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 120
-    if when == "while grading":
-        time.sleep(2.0)
+    if when == "while grading":  # the run wrote whom it set out to grade, and a student's suite started
+        _await(proc, "a student's suite started", lambda: _pending(out) and _children(proc.pid))
     else:
-        while time.monotonic() < deadline and not any(
-            record(out, s)["run"] != before[s]["run"]
-            for s in before
-            if records.read_record(records.record_path(out, s))
-        ):
-            time.sleep(0.05)
+        _await(
+            proc,
+            "a student's new grading was committed",
+            lambda: any(
+                record(out, s)["run"] != before[s]["run"]
+                for s in before
+                if records.read_record(records.record_path(out, s))
+            ),
+        )
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode != 0

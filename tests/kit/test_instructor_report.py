@@ -281,3 +281,73 @@ def test_speed_gate_figures_and_words_agree():
     assert speed.margin(f) == "training: 0.17x of the budget"
     stopped = speed.figures("training", budget.abort_after, budget, stopped=True)
     assert speed.margin(stopped).startswith("training: stopped at more than 1.50x")
+
+
+# Appended to a copy of a students page: what the browser laid out, as an attribute the DOM dump keeps.
+_MEASURE = """<script>
+window.addEventListener("load", function () {
+  var m = document.querySelector("table.matrix"), box = m.parentElement;
+  var cols = m.tHead.rows[0].cells, last = cols[cols.length - 1].getBoundingClientRect();
+  document.body.dataset.measure = JSON.stringify({
+    table: m.scrollWidth, box: box.clientWidth, last_right: last.right,
+    viewport: document.documentElement.clientWidth, page: document.documentElement.scrollWidth});
+});
+</script></body>"""
+
+
+def _kit_class(n: int) -> tuple[dict, dict]:
+    """`n` students graded on the kit's own rubric (41 tests), made as records: the matrix's width
+    depends on the rubric, not on what the tests did."""
+    from grader import rubric
+    from grader.farm import current
+    from grader.paths import DEFAULT_RUBRIC
+
+    table = current.rubric_table(rubric.load(DEFAULT_RUBRIC))
+    names = [f"student{i:03d}" for i in range(n)]
+    recs = {}
+    for i, s in enumerate(names):
+        tests = [
+            {
+                "number": t["number"],
+                "name": t["name"],
+                "score": (t["points"], 0, t["points"] / 2)[(i + j) % 3],
+                "max_score": t["points"],
+                "output": "",
+                "kit": "k",
+                "submission": "f",
+            }
+            for j, t in enumerate(table)
+        ]
+        recs[s] = {
+            "student": s,
+            "status": "graded",
+            "message": "",
+            "tests": tests,
+            "timing": {"seconds": 12.0, "started": "2026-11-21T00:00:00+00:00"},
+            "isolation": "namespaces",
+            "kit": "k",
+            "submission": "f",
+            "run": "r",
+            "source": s,
+        }
+    manifest = {"rubric": table, "assigned": names, "roster": names, "kit": "k", "pending": None}
+    return {**manifest, "submissions": dict.fromkeys(names, "f")}, recs
+
+
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium found (apt-get install chromium) to lay the page out"
+)
+def test_who_failed_what_fits_a_1366_px_screen_for_the_kits_rubric(tmp_path):
+    import json
+
+    manifest, recs = _kit_class(300)
+    report.write(tmp_path, manifest, recs)
+    page = tmp_path / "report/students-1.html"
+    probe = page.with_name("probe.html")
+    probe.write_text(page.read_text().replace("</body>", _MEASURE))
+    dom = Dom(dump_dom(probe, window="1366,900"))
+    body = next(a for t, a in dom.elements if t == "body")
+    m = json.loads(body["data-measure"])
+    assert len(manifest["rubric"]) >= 41
+    # every test's column (the efficiency tests are the last ones) is on screen, with no scrolling
+    assert m["table"] <= m["box"] and m["last_right"] <= m["viewport"] and m["page"] <= m["viewport"], m

@@ -171,3 +171,48 @@ def test_bad_staff_files_give_one_line_naming_the_file(tmp_path, args, named):
     )
     assert p.returncode == 2, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and named in p.stderr and "Traceback" not in p.stderr
+
+
+def test_collect_reads_submission_times_from_what_the_lms_exports(tmp_path, capsys):
+    """Canvas's download has no times: they come from a submissions CSV (Canvas's `user_id`,
+    `submitted_at`) or Gradescope's submission_metadata.yml, never silently from file times."""
+    from grader.farm.__main__ import main as farm
+
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    for login, uid in (("doejane", "111"), ("roerick", "222"), ("poepat", "333")):
+        (dl / f"{login}_{uid}_9001_bpe.zip").write_bytes(b"PK zip")
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "student_id,name,email,lms_id\ns1,Jane,jane@uni.example,111\ns2,Rick,,222\ns3,Pat,,333\n"
+    )
+    canvas = tmp_path / "submissions.csv"
+    canvas.write_text(
+        "user_id,assignment_id,submitted_at\n111,42,2026-11-21T08:10:00Z\n222,42,\n999,42,2026-11-20T01:00:00Z\n"
+    )
+    argv = ["collect", str(dl), "--roster", str(roster), "--times", str(canvas)]
+    assert farm([*argv, "--into", str(tmp_path / "subs")]) == 0
+    err = capsys.readouterr().err
+    assert "no submission time for 2 student(s)" in err and err.rstrip().endswith(": s2, s3")
+    assert submission_times(tmp_path / "subs") == {
+        "s1": datetime(2026, 11, 21, 8, 10, tzinfo=UTC),
+        "s2": None,
+        "s3": None,
+    }
+
+    meta = tmp_path / "submission_metadata.yml"
+    meta.write_text(
+        "submission_7:\n  :submitters:\n  - :name: Rick\n    :sid: 's2'\n    :email: ''\n"
+        "  :created_at: 2026-11-20 23:05:10.000000000 -08:00\n"
+    )
+    argv = ["collect", str(dl), "--roster", str(roster), "--times", str(meta)]
+    assert farm([*argv, "--into", str(tmp_path / "subs2")]) == 0
+    assert submission_times(tmp_path / "subs2")["s2"] == datetime(2026, 11, 20, 23, 5, 10, tzinfo=PST)
+
+    for text in ("who,when\n1,2\n", "user_id,submitted_at\n999,2026-11-20T01:00:00Z\n"):
+        canvas.write_text(text)  # no usable columns; a file for another class
+        capsys.readouterr()
+        argv = ["collect", str(dl), "--roster", str(roster), "--times", str(canvas)]
+        assert farm([*argv, "--into", str(tmp_path / "subs3")]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and str(canvas) in err

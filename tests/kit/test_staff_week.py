@@ -145,6 +145,7 @@ def test_the_week(week, capsys):
     assert farm(["collect", str(week / "canvas"), "--roster", r, "--into", str(subs)]) == 0
     err = capsys.readouterr().err
     assert "matches nobody on the roster (not collected): strangerx_99999_6000_bpe.zip" in err
+    assert "no submission from 1 student(s) on the roster: s09 (Allen, Frances)" in err
     assert sorted(p.name for p in subs.iterdir()) == [".collected.json"] + [
         f"s{i:02d}.zip" for i in range(1, 11) if i != 9
     ]
@@ -158,6 +159,9 @@ def test_the_week(week, capsys):
     assert {s: r["status"] for s, r in records.read_records(out).items()} == dict.fromkeys(
         manifest["assigned"], "graded"
     )
+    # the class report counts the roster's student with no submission, as collect recorded it
+    assert farm(["report", str(out)]) == 0
+    assert "1 missing (on the roster, no submission)" in (out / "report.html").read_text()
 
     # finalize: Canvas CSV with the points-possible row, penalties, overrides, a missing student
     common = [
