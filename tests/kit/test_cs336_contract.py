@@ -143,7 +143,8 @@ def test_grade_matches_catalogue(name, tmp_path):
         else:
             assert t["score"] == t["max_score"], f"{name}: {number} lost points:\n{t['output'][:1500]}"
     if repo.select:  # a partial run names the command that grades it all
-        assert "`bpe-kit grade --contract cs336 " in done.stdout and "make grade`" not in done.stdout
+        said = " ".join(done.stdout.split())  # unwrapped
+        assert "Run `bpe-kit grade --contract cs336 " in said and "make grade`" not in said, said[-600:]
     if not repo.select:  # a full run: the left-out tests are reported, neither passed nor failed
         assert done.results["score"] == 100 - sum(e.points for e in ENTRIES if e.id in repo.fails)
         left = [t for t in done.results["tests"] if t["max_score"] == 0]
@@ -228,6 +229,8 @@ def test_farm_grades_a_folder_of_repositories(tmp_path):
     build.build(REPOS["cs336-reference"], subs / "alice")
     build.build(REPOS["cs336-decode-strict"], subs / "bob")
     (subs / "carol").mkdir()  # not a CS336 repository
+    dave = build.build(REPOS["cs336-reference"], subs / "dave")  # for a Python the farm does not have
+    (dave / "pyproject.toml").write_text((dave / "pyproject.toml").read_text().replace(">=3.11", ">=3.99"))
     out = tmp_path / "out"
     proc = run_sandboxed(
         [PYTHON, "-m", "grader.farm", "grade", subs, "--out", out, *CS336, "--tests", "test_decode"],
@@ -246,3 +249,4 @@ def test_farm_grades_a_folder_of_repositories(tmp_path):
     assert grades["bob"]["status"] == "graded" and grades["bob"]["total"] == 0
     assert grades["carol"]["status"] == "unreadable_submission"
     assert "not a CS336 assignment-1 repository" in grades["carol"]["reason"]
+    assert grades["dave"]["status"] == "grader_error" and "--python PATH" in grades["dave"]["reason"]
