@@ -1,7 +1,8 @@
 """The kit's `bpe` API on top of a CS336 repository's `tests/adapters.py` (runs in the sandbox).
 
 Copied into the sandbox as `bpe/__init__.py`, with the student's repository beside it as
-`bpe/_repo/`. Stdlib only. The repository root goes on sys.path for good (not just for the import),
+`bpe/_repo/` (and its project's dist-info, so `importlib.metadata` finds it uninstalled). Stdlib
+only. The repository root goes on sys.path for good (not just for the import),
 so pool children made by spawn or forkserver, which copy the parent's sys.path, import
 `cs336_basics` too; PYTHONPATH carries it to any other child interpreter.
 
