@@ -233,7 +233,8 @@ def test_farm_grades_a_folder_of_repositories(tmp_path):
     (dave / "pyproject.toml").write_text((dave / "pyproject.toml").read_text().replace(">=3.11", ">=3.99"))
     out = tmp_path / "out"
     proc = run_sandboxed(
-        [PYTHON, "-m", "grader.farm", "grade", subs, "--out", out, *CS336, "--tests", "test_decode"],
+        [PYTHON, "-m", "grader.farm", "grade", subs, "--out", out, *CS336, "--tests", "test_decode"]
+        + ["--python", PYTHON],  # one interpreter for the class
         timeout=600,
     )
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
