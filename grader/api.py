@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import intake, report, rubric
@@ -114,6 +114,11 @@ def run(
     with opened as (parent, repo):
         if python is None and repo is not None:
             python = student_python.default_for(repo)
+        python = student_python.checked(python) if python else None
+        if contract == "cs336":
+            from .cs336 import intake as cs336_intake
+
+            cs336_intake.check_python(repo, python)
         records = runner.run_suite(
             parent,
             tests_dir=tests_dir or DEFAULT_TESTS_DIR,
@@ -124,7 +129,7 @@ def run(
             hide=hide,
             isolation=isolation,
             contract=contract,
-            python=student_python.checked(python) if python else None,
+            python=python,
             deselect=tuple(s.entry.id for s in left_out),
         )
     partial = bool(tests or part)
@@ -141,6 +146,9 @@ def run(
         total_points=sum(e.points for e in entries),
         withheld=withheld,
     )
+    if contract == "cs336":
+        full = f"`bpe-kit grade --contract cs336 {submission_path}` (no --part or --tests)"
+        scope = replace(scope, full_grade=full)
     results = report.results_json(
         scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation), scope=scope
     )

@@ -38,7 +38,8 @@ class SuiteError(GraderError):
 
 
 class PythonError(GraderError):
-    """The interpreter given with `--python` cannot be used (missing, not executable)."""
+    """The interpreter given with `--python` cannot be used (missing, not executable, or not the
+    Python a CS336 repository's `requires-python` asks for)."""
 
 
 class NothingSelected(GraderError):

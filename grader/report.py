@@ -31,6 +31,7 @@ class Scope:
     selection: str | None = None
     total_points: float = 0
     withheld: float = 0
+    full_grade: str = "`make grade` (no PART or TESTS)"  # the command that grades it all
 
 
 def _points(x: float) -> float | int:
@@ -256,7 +257,7 @@ def total_line(scored: list[Scored], scope: Scope = Scope()) -> list[str]:
             f"Partial grade: only {scope.selection} ran ({_points(maximum)} of the "
             f"{_points(scope.total_points)} points here)."
         )
-        lines.append("Run `make grade` (no PART or TESTS) for the full grade.")
+        lines.append(f"Run {scope.full_grade} for the full grade.")
     return lines
 
 

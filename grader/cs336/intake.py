@@ -3,26 +3,41 @@
 The staged folder holds `bpe/__init__.py` (shim.py) and `bpe/_repo/`: the repository's Python files
 (its own packages, `tests/adapters.py`), so the sandbox copies and seals it like any `bpe` package.
 Data, checkpoints and virtual environments stay behind; `--python` brings the interpreter.
+
+The repository is graded as it is, not pip-installed: `bpe/_repo/` also gets a minimal dist-info
+for the project its pyproject.toml names, so `importlib.metadata.version("cs336_basics")` (which
+CS336's skeleton calls on import) works under any interpreter, one course venv for a whole class.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import shutil
+import sys
 import tempfile
+import tomllib
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import SubmissionError
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+from ..errors import PythonError, SubmissionError
 from ..intake import LITTER, MAX_DEPTH, extract_zip
+from ..sandbox import student_python
 from ..sandbox.box import SUBMISSION_MAX_BYTES, SUBMISSION_MAX_FILES
 
 SHIM = Path(__file__).resolve().parent / "shim.py"
 ADAPTERS = Path("tests") / "adapters.py"
 SKIPPED = (*LITTER, "data", "wandb", "checkpoints", ".pytest_cache", ".mypy_cache", ".ruff_cache")
-SUFFIXES = (".py", ".pyi")
+SUFFIXES = (
+    ".py",
+    ".pyi",
+    ".so",
+    ".pyd",
+)  # extension modules too: they import under the Python they were built for
 
 
 @dataclass(frozen=True)
@@ -56,7 +71,8 @@ def find_repo(root: Path, shown: str) -> Path:
 
 
 def copy_sources(repo: Path, dest: Path) -> None:
-    """The repository's Python files, as regular files (no links), in the same layout; capped
+    """The repository's Python files and compiled extension modules, as regular files (no links),
+    in the same layout; capped
     like any submission (the sandbox checks the same caps again on what it copies)."""
     total = count = 0
     for path in sorted(repo.rglob("*")):
@@ -72,6 +88,49 @@ def copy_sources(repo: Path, dest: Path) -> None:
                 )
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest / rel)
+
+
+def project(repo: Path) -> dict:
+    """The [project] table of the repository's pyproject.toml; {} when it has none it can read
+    (a repository is graded as it is: its packaging is not graded)."""
+    try:
+        data = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    table = data.get("project")
+    return table if isinstance(table, dict) else {}
+
+
+def write_dist_info(repo: Path, dest: Path) -> None:
+    """A minimal `<name>-<version>.dist-info` in dest (on sys.path in the sandbox), as pip would
+    leave for the project, so importlib.metadata finds it without an install."""
+    name, version = project(repo).get("name"), project(repo).get("version", "0")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
+        return
+    version = str(version) if re.fullmatch(r"[A-Za-z0-9.+!]+", str(version)) else "0"
+    folder = dest / f"{re.sub(r'[-_.]+', '_', name)}-{version}.dist-info"
+    folder.mkdir(parents=True, exist_ok=True)
+    text = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    (folder / "METADATA").write_text(text, encoding="utf-8")
+
+
+def check_python(repo: Path, python: str | None) -> None:
+    """Refuse, in one line, an interpreter outside the repository's `requires-python` (a repository
+    written for 3.12 fails to import on 3.11 with a SyntaxError that names no version)."""
+    spec = project(repo).get("requires-python")
+    version = student_python.version(python)
+    if not isinstance(spec, str) or version is None:
+        return
+    try:
+        wanted = SpecifierSet(spec)
+    except InvalidSpecifier:
+        return
+    if not wanted.contains(version, prereleases=True):
+        raise PythonError(
+            f"{repo}: its pyproject.toml has requires-python = {spec!r}, but it would be graded with "
+            f"Python {version} ({python or sys.executable}): give a Python that matches with "
+            "--python PATH (e.g. the repository's .venv/bin/python)"
+        )
 
 
 @contextlib.contextmanager
@@ -91,6 +150,7 @@ def opened(path: Path) -> Iterator[Staged]:
         repo = find_repo(root, str(path))
         package = scratch / "staged" / "bpe"
         copy_sources(repo, package / "_repo")
+        write_dist_info(repo, package / "_repo")
         shutil.copyfile(SHIM, package / "__init__.py")
         yield Staged(package.parent, repo)
     finally:

@@ -1,7 +1,8 @@
 """The kit's `bpe` API on top of a CS336 repository's `tests/adapters.py` (runs in the sandbox).
 
 Copied into the sandbox as `bpe/__init__.py`, with the student's repository beside it as
-`bpe/_repo/`. Stdlib only. The repository root goes on sys.path for good (not just for the import),
+`bpe/_repo/` (and its project's dist-info, so `importlib.metadata` finds it uninstalled). Stdlib
+only. The repository root goes on sys.path for good (not just for the import),
 so pool children made by spawn or forkserver, which copy the parent's sys.path, import
 `cs336_basics` too; PYTHONPATH carries it to any other child interpreter.
 
@@ -34,25 +35,46 @@ def train_bpe(input_path, vocab_size, special_tokens):
 class BPETokenizer:
     """`get_tokenizer(vocab, merges, special_tokens)` behind the kit's tokenizer methods.
 
-    Special tokens missing from the vocab are added here, at the next free ids: CS336 leaves their
-    ids open, so the student's tokenizer always gets them already in its vocab."""
+    The vocab goes in as given: appending the special tokens it lacks is the tokenizer's job, as
+    CS336's handout says. CS336 leaves the appended ids open, so each appended token's id (what
+    `encode` gives for the token alone) is shown as the kit's id for it, the next free one: encode's
+    ids are translated, and decode's back. A token that does not come back as one new id is left
+    as it is, for the tests to see."""
 
     def __init__(self, vocab, merges, special_tokens=None):
         specials = _once(special_tokens)
-        vocab = dict(vocab)
-        known = set(vocab.values())
-        free = max(vocab, default=-1) + 1
-        for token in specials:
-            if token.encode("utf-8") not in known:
-                vocab[free] = token.encode("utf-8")
-                free += 1
-        self._tok = adapters.get_tokenizer(vocab, merges, specials or None)
+        self._tok = adapters.get_tokenizer(dict(vocab), list(merges), specials or None)
+        self._out = _appended_ids(self._tok, vocab, specials)
+        self._in = {kit: theirs for theirs, kit in self._out.items()}
 
     def encode(self, text):
-        return self._tok.encode(text)
+        ids = self._tok.encode(text)
+        return [self._out.get(i, i) for i in ids] if self._out else ids
 
     def decode(self, ids):
-        return self._tok.decode(ids)
+        return self._tok.decode([self._in.get(i, i) for i in ids] if self._in else ids)
 
     def encode_iterable(self, iterable):
-        yield from self._tok.encode_iterable(iterable)
+        for i in self._tok.encode_iterable(iterable):
+            yield self._out.get(i, i)
+
+
+def _appended_ids(tok, vocab, specials):
+    """{the tokenizer's id: the kit's id} for the special tokens it appended, as a permutation of
+    both sets of ids (so no two ids ever read the same); {} when they already agree."""
+    known = set(vocab.values())
+    free = max(vocab, default=-1) + 1
+    missing = [token for token in specials if token.encode("utf-8") not in known]
+    out = {}
+    for kit, token in enumerate(missing, free):
+        try:
+            ids = list(tok.encode(token))
+        except Exception:  # the tests call encode again and report what it raises
+            return {}
+        if len(ids) != 1 or ids[0] in vocab or ids[0] in out:
+            continue
+        out[ids[0]] = kit
+    spare_sources = sorted(set(out.values()) - set(out))
+    spare_targets = sorted(set(out) - set(out.values()))
+    out.update(zip(spare_sources, spare_targets))
+    return {theirs: kit for theirs, kit in out.items() if theirs != kit}

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..api import CONTRACTS, isolation_level
-from ..errors import MergeError, RosterError, RubricError, StaffFileError
+from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
@@ -60,6 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=CONTRACTS,
         default="kit",
         help="cs336: each submission is a CS336 assignment-1 repository (or a zip of one)",
+    )
+    g.add_argument(
+        "--python",
+        default=None,
+        metavar="PATH",
+        help="run every sandboxed worker under this interpreter (cs336 default: each repository's .venv)",
     )
     g.add_argument(
         "--allow-weak-isolation",
@@ -131,6 +137,7 @@ def _grade(args) -> int:
             tests_dir=args.tests_dir,
             rubric_path=args.rubric,
             contract=args.contract,
+            python=args.python,
         )
     except KeyboardInterrupt:
         manifest, recs = output_records(args.out)
@@ -167,7 +174,7 @@ def main(argv=None) -> int:
         grades = staff_cli.class_grades(args, manifest.get("source"))
         _publish(args.out, manifest, recs, args.feedback, grades)
         return 0
-    except (RosterError, MergeError, RubricError, StaffFileError) as e:
+    except (RosterError, MergeError, RubricError, StaffFileError, PythonError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 

@@ -21,6 +21,7 @@ from .. import rubric
 from ..api import isolation_level
 from ..errors import RosterError
 from ..paths import DEFAULT_RUBRIC
+from ..sandbox import student_python
 from ..suite import runner
 from . import current, records
 from .fingerprint import kit_fingerprint
@@ -106,6 +107,7 @@ def grade_all(
     tests_dir: Path | None = None,
     rubric_path: Path | None = None,
     contract: str = "kit",
+    python: str | None = None,
     stream=None,
 ) -> dict:
     """Grade who needs it (see the module docstring); returns the output's manifest.
@@ -144,6 +146,7 @@ def grade_all(
         budget=budget or default_budget(),
         contract=contract,
         deselect=deselect,
+        python=student_python.checked(python) if python else None,
     )
     numbers = [e.number for e in sorted(entries_rubric, key=lambda e: rubric.number_key(e.number))]
     old = read_manifest(out) or {}

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import report, rubric, scoring
-from ..errors import RubricError, SubmissionError, SuiteError
+from ..errors import PythonError, RubricError, SubmissionError, SuiteError
 from ..suite import outcome, runner
 from . import records
 from .roster import Entry
@@ -42,6 +42,7 @@ class Setup:
     budget: float
     contract: str = "kit"  # kit | cs336 (grader/cs336/)
     deselect: tuple[str, ...] = ()  # the graded tests the contract leaves out
+    python: str | None = None  # `--python`: the worker's interpreter for every submission
 
 
 @dataclass(frozen=True)
@@ -175,18 +176,21 @@ def run_student(
     return Outcome(records.GRADED, tests)
 
 
-def staged(path: Path, scratch: Path, contract: str, stack: contextlib.ExitStack) -> tuple[Path, str | None]:
+def staged(path: Path, scratch: Path, setup: Setup, stack: contextlib.ExitStack) -> tuple[Path, str | None]:
     """(the folder holding `bpe/`, the worker's interpreter or None) for one upload.
 
     A CS336 repository is staged behind the `bpe` shim (grader/cs336/intake.py) for as long as
-    `stack` lasts, and graded under its own .venv's interpreter when it has one."""
-    if contract != "cs336":
-        return prepare(path, scratch), None
+    `stack` lasts, and graded under `--python`, else its own .venv's interpreter when it has one;
+    an interpreter outside its `requires-python` raises PythonError."""
+    if setup.contract != "cs336":
+        return prepare(path, scratch), setup.python
     from ..cs336 import intake as cs336_intake
     from ..sandbox import student_python
 
     repo = stack.enter_context(cs336_intake.opened(path))
-    return repo.parent, student_python.default_for(repo.repo)
+    python = setup.python or student_python.default_for(repo.repo)
+    cs336_intake.check_python(repo.repo, python)
+    return repo.parent, python
 
 
 def merged_tests(setup: Setup, previous: dict | None, new: list[dict]) -> list[dict]:
@@ -218,9 +222,11 @@ def grade_one(
         log.touch()
         (scratch / "unpacked").mkdir()
         try:
-            pkg_parent, python = staged(entry.path, scratch / "unpacked", setup.contract, stack)
+            pkg_parent, python = staged(entry.path, scratch / "unpacked", setup, stack)
         except SubmissionError as e:
             result = Outcome(records.UNREADABLE, [], str(e))
+        except PythonError as e:  # the course's to fix (another --python), then rerun
+            result = Outcome(records.GRADER_ERROR, [], str(e))
         else:
             (scratch / "run").mkdir()
             try:

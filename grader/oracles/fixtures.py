@@ -137,6 +137,11 @@ PUBLIC_CORPORA.update(
         # A long word across every k/8 of the bytes, no special token: one process, or cuts at specials.
         "cut_nowhere.txt": lambda: _cut_words(24_000, None),
         "cut_rare_special.txt": lambda: _cut_words(24_000, EOT),
+        # No special token in it (one is listed), and its last character takes two bytes: a trainer
+        # that cuts the file where it finds no special token splits that character.
+        "no_special_ends_in_e_acute.txt": lambda: (
+            _lines("le café est prêt, un thé ou un café?", "the café is near", times=3) + "encore un café"
+        ),
     }
 )
 
@@ -203,6 +208,13 @@ PUBLIC_TRAIN = [
         (EOT,),
         "24 KB, one special token: cut the file only at a special token",
     ),
+    Train(
+        "special_absent",
+        "no_special_ends_in_e_acute.txt",
+        290,
+        (EOT,),
+        "a listed special token that never occurs; the last character takes two bytes",
+    ),
 ]
 
 HIDDEN_TRAIN = [
@@ -248,10 +260,24 @@ _UNICODE_TEXTS = [
     "mixed 中文 and English 123 ok",
 ]
 
+# Runs of newlines and spaces with no special token, on a vocab that merges whitespace (exact_text):
+# only GPT-2's pattern, cutting nowhere else, gives these ids.
+_WHITESPACE_TEXTS = [
+    "a\n\nb",
+    "a\n\n  b",
+    "end  \n\t\n",
+    "x\n\n\n   \n",
+    "  \n  \n\n  x  ",
+    "the end  \n\n  near",
+    "\n\n   say it twice\n\n",
+    "say it twice: it is so.\n\n\nthe end is near\n  \n",
+]
+
 PUBLIC_ENCODE = {
     "basic": ("generated_500", (EOT, EOT + EOT), _BASIC_TEXTS),
     "specials": ("generated_500", (EOT, EOT + EOT), _SPECIAL_TEXTS),
     "unicode": ("generated_500", (EOT, EOT + EOT), _UNICODE_TEXTS),
+    "whitespace": ("exact_text", (), _WHITESPACE_TEXTS),
 }
 
 HIDDEN_ENCODE = {
@@ -417,6 +443,41 @@ def _gpt2_vocab_json(vocab: dict[int, bytes]) -> str:
     return "{\n" + ",\n".join(rows) + "\n}\n"
 
 
+def write_train_case(root: Path, case: Train, engine) -> tuple[dict, list]:
+    """One training case's folder under root/train (its corpus already in root/corpora)."""
+    specials = list(case.special_tokens)
+    vocab, merges = engine.train(root / "corpora" / case.corpus, case.vocab_size, specials)
+    meta = {
+        "corpus": case.corpus,
+        "vocab_size": case.vocab_size,
+        "special_tokens": specials,
+        "merges": len(merges),
+        "stops_early": len(vocab) < case.vocab_size,
+        "about": case.about,
+    }
+    _write(root / "train" / case.name / "case.json", golden.dump_json(meta))
+    _write(root / "train" / case.name / "merges.txt", golden.format_merges(merges), "ascii")
+    _write(root / "train" / case.name / "vocab.txt", golden.format_vocab(vocab), "ascii")
+    _write_diagnostics(
+        root / "train" / case.name,
+        read_corpus(root / "corpora" / case.corpus),
+        case.vocab_size,
+        specials,
+        merges,
+    )
+    return vocab, merges
+
+
+def write_encode_case(root: Path, name: str, model, train_case: str, specials, texts, engine) -> None:
+    """One encoding case's folder under root/encode: the expected ids of `texts`."""
+    tok = engine.encoder(*model, list(specials))
+    _write(
+        root / "encode" / name / "tokenizer.json",
+        golden.dump_json({"train_case": train_case, "special_tokens": list(specials)}),
+    )
+    _write(root / "encode" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts]))
+
+
 def generate_tree(out: Path, visibility: str, engine) -> None:
     corpora, trains, encodes = (
         (PUBLIC_CORPORA, PUBLIC_TRAIN, PUBLIC_ENCODE)
@@ -426,39 +487,9 @@ def generate_tree(out: Path, visibility: str, engine) -> None:
     root = out / visibility
     for name, make in corpora.items():
         _write(root / "corpora" / name, make())
-    trained = {}
-    for case in trains:
-        specials = list(case.special_tokens)
-        vocab, merges = engine.train(root / "corpora" / case.corpus, case.vocab_size, specials)
-        trained[case.name] = (vocab, merges)
-        meta = {
-            "corpus": case.corpus,
-            "vocab_size": case.vocab_size,
-            "special_tokens": specials,
-            "merges": len(merges),
-            "stops_early": len(vocab) < case.vocab_size,
-            "about": case.about,
-        }
-        _write(root / "train" / case.name / "case.json", golden.dump_json(meta))
-        _write(root / "train" / case.name / "merges.txt", golden.format_merges(merges), "ascii")
-        _write(root / "train" / case.name / "vocab.txt", golden.format_vocab(vocab), "ascii")
-        _write_diagnostics(
-            root / "train" / case.name,
-            read_corpus(root / "corpora" / case.corpus),
-            case.vocab_size,
-            specials,
-            merges,
-        )
+    trained = {case.name: write_train_case(root, case, engine) for case in trains}
     for name, (train_case, specials, texts) in encodes.items():
-        vocab, merges = trained[train_case]
-        tok = engine.encoder(vocab, merges, list(specials))
-        _write(
-            root / "encode" / name / "tokenizer.json",
-            golden.dump_json({"train_case": train_case, "special_tokens": list(specials)}),
-        )
-        _write(
-            root / "encode" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts])
-        )
+        write_encode_case(root, name, trained[train_case], train_case, specials, texts, engine)
     if visibility == "public":
         for name, (train_case, texts) in GPT2_FORMAT.items():
             vocab, merges = trained[train_case]

@@ -11,6 +11,8 @@ read-only, at their own paths.
 from __future__ import annotations
 
 import os
+import re
+import sys
 from pathlib import Path
 
 from ..errors import PythonError
@@ -32,6 +34,22 @@ def checked(python: str | os.PathLike) -> str:
     if not os.access(path, os.X_OK):
         raise PythonError(f"{path}: --python: not executable")
     return path
+
+
+def version(python: str | None) -> str | None:
+    """The interpreter's Python version, read without running it (nothing of a student's runs
+    outside the sandbox): its venv's pyvenv.cfg, else its file name (python3.12); None when unknown.
+    None for `python` is the grader's own interpreter."""
+    if python is None:
+        return ".".join(map(str, sys.version_info[:3]))
+    cfg = Path(os.path.dirname(os.path.dirname(python)), "pyvenv.cfg")
+    if cfg.is_file():
+        for line in cfg.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() in ("version", "version_info") and re.fullmatch(r"\d+(\.\d+)+", value.strip()):
+                return value.strip()
+    found = re.fullmatch(r"python(\d+\.\d+)", os.path.basename(os.path.realpath(python)))
+    return found.group(1) if found else None
 
 
 def roots(python: str) -> list[str]:

@@ -53,6 +53,13 @@ def test_encode_special_tokens(bpe):
 @pytest.mark.timeout(60)
 def test_encode_unicode_and_whitespace(bpe):
     check_encode_case(bpe, "public", "unicode")
+    if bpe.kit.contract == "cs336":  # runs of newlines and spaces with special_tokens=[]
+        check_encode_case(
+            bpe,
+            "public",
+            "whitespace",
+            intro="with special_tokens=[] (the pre-tokens are GPT-2's pattern's, special tokens or not): ",
+        )
 
 
 @pytest.mark.timeout(60)

@@ -74,6 +74,7 @@ def test_intake_finds_a_zipped_repository_and_leaves_data_behind(tmp_path):
     (repo / "data" / "TinyStories.txt").write_text("once upon a time\n")
     (repo / "tests" / "fixtures").mkdir()
     (repo / "tests" / "fixtures" / "corpus.en").write_text("text\n")
+    (repo / "cs336_basics" / "_fast.cpython-312-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
     archive = tmp_path / "upload.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for path in repo.rglob("*"):
@@ -83,8 +84,11 @@ def test_intake_finds_a_zipped_repository_and_leaves_data_behind(tmp_path):
         assert (package / "__init__.py").read_bytes() == intake.SHIM.read_bytes()
         assert (package / "_repo" / "tests" / "adapters.py").is_file()
         assert (package / "_repo" / "cs336_basics" / "bpe" / "training.py").is_file()
-        kept = {p.suffix for p in package.rglob("*") if p.is_file()}
-        assert kept == {".py"}, kept
+        assert (package / "_repo" / "cs336_basics" / "_fast.cpython-312-x86_64-linux-gnu.so").is_file()
+        metadata = package / "_repo" / "cs336_basics-1.0.6.dist-info" / "METADATA"
+        assert "Name: cs336_basics\nVersion: 1.0.6\n" in metadata.read_text(), "not pip-installed, it imports"
+        kept = {p.suffix for p in package.rglob("*") if p.is_file() and p != metadata}
+        assert kept == {".py", ".so"}, kept
 
 
 def test_not_a_repository_is_one_clear_line(tmp_path):
@@ -138,6 +142,9 @@ def test_grade_matches_catalogue(name, tmp_path):
             assert t["score"] == 0 and t["status"] == "failed", f"{name}: {number} should fail"
         else:
             assert t["score"] == t["max_score"], f"{name}: {number} lost points:\n{t['output'][:1500]}"
+    if repo.select:  # a partial run names the command that grades it all
+        said = " ".join(done.stdout.split())  # unwrapped
+        assert "Run `bpe-kit grade --contract cs336 " in said and "make grade`" not in said, said[-600:]
     if not repo.select:  # a full run: the left-out tests are reported, neither passed nor failed
         assert done.results["score"] == 100 - sum(e.points for e in ENTRIES if e.id in repo.fails)
         left = [t for t in done.results["tests"] if t["max_score"] == 0]
@@ -180,6 +187,39 @@ def test_python_that_is_not_there_is_one_clear_line(tmp_path):
     assert "--python: no such interpreter" in proc.stderr, proc.stderr
 
 
+def test_python_outside_requires_python_is_one_clear_line(tmp_path):
+    import subprocess
+
+    repo = build.build(REPOS["cs336-reference"], tmp_path / "repo")
+    pyproject = repo / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('">=3.11"', '">=3.99"'))
+    proc = subprocess.run(
+        [sys.executable, "-m", "grader", "grade", *CS336, str(repo), "--out", str(tmp_path / "o")],
+        cwd=KIT_ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+    assert "requires-python = '>=3.99'" in proc.stderr and "--python PATH" in proc.stderr, proc.stderr
+
+
+def test_requires_python_reads_the_interpreter_without_running_it(tmp_path):
+    from grader.cs336 import intake
+    from grader.errors import PythonError
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = ">=3.12"\n')
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("never run")
+    for version, fits in (("3.11.9", False), ("3.12.1", True), ("3.13.0", True)):
+        (venv / "pyvenv.cfg").write_text(f"home = /usr/bin\nversion = {version}\n")
+        if fits:
+            intake.check_python(tmp_path, str(venv / "bin" / "python"))
+        else:
+            with pytest.raises(PythonError, match=r"requires-python = '>=3.12'.*Python 3\.11\.9"):
+                intake.check_python(tmp_path, str(venv / "bin" / "python"))
+
+
 @pytest.mark.slow
 def test_farm_grades_a_folder_of_repositories(tmp_path):
     sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
@@ -189,9 +229,12 @@ def test_farm_grades_a_folder_of_repositories(tmp_path):
     build.build(REPOS["cs336-reference"], subs / "alice")
     build.build(REPOS["cs336-decode-strict"], subs / "bob")
     (subs / "carol").mkdir()  # not a CS336 repository
+    dave = build.build(REPOS["cs336-reference"], subs / "dave")  # for a Python the farm does not have
+    (dave / "pyproject.toml").write_text((dave / "pyproject.toml").read_text().replace(">=3.11", ">=3.99"))
     out = tmp_path / "out"
     proc = run_sandboxed(
-        [PYTHON, "-m", "grader.farm", "grade", subs, "--out", out, *CS336, "--tests", "test_decode"],
+        [PYTHON, "-m", "grader.farm", "grade", subs, "--out", out, *CS336, "--tests", "test_decode"]
+        + ["--python", PYTHON],  # one interpreter for the class
         timeout=600,
     )
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
@@ -207,3 +250,4 @@ def test_farm_grades_a_folder_of_repositories(tmp_path):
     assert grades["bob"]["status"] == "graded" and grades["bob"]["total"] == 0
     assert grades["carol"]["status"] == "unreadable_submission"
     assert "not a CS336 assignment-1 repository" in grades["carol"]["reason"]
+    assert grades["dave"]["status"] == "grader_error" and "--python PATH" in grades["dave"]["reason"]

@@ -29,6 +29,7 @@ class Repo:
     overlay: tuple[str, ...] = ()
     replace: tuple[dict, ...] = ()
     venv: bool = False
+    extension: bool = False
 
 
 def load(path: Path = CATALOGUE) -> list[Repo]:
@@ -45,6 +46,7 @@ def load(path: Path = CATALOGUE) -> list[Repo]:
                     overlay=tuple(row.get("overlay", ())),
                     replace=tuple(row.get("replace", ())),
                     venv=bool(row.get("venv", False)),
+                    extension=bool(row.get("extension", False)),
                 )
             )
         except KeyError as e:
@@ -74,6 +76,9 @@ def build(repo: Repo, dest: Path) -> Path:
         target.write_text(text.replace(edit["old"], edit["new"]), encoding="utf-8")
     if repo.venv:
         make_venv(dest / ".venv")
+    if repo.extension:  # a compiled module built in place, for this interpreter
+        built = Path(importlib.util.find_spec("_bisect").origin)
+        shutil.copyfile(built, dest / "cs336_basics" / built.name)
     return dest
 
 

@@ -13,6 +13,7 @@ class Tokenizer:
         self.merges = list(merges)
         self.special_tokens = list(special_tokens or [])
         self._inner = bpe.BPETokenizer(self.vocab, self.merges, self.special_tokens)
+        self.vocab = self._inner.vocab  # with the special tokens it appended
 
     def encode(self, text: str) -> list[int]:
         return self._inner.encode(text)
