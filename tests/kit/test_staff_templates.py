@@ -106,7 +106,7 @@ def test_the_slurm_array_passes_bash_and_shellcheck():
     assert p.returncode == 0, p.stdout
 
 
-def test_each_slurm_task_grades_its_shard_with_weak_isolation(tmp_path):
+def test_each_slurm_task_grades_its_shard_with_namespaces_not_weak_isolation(tmp_path):
     text = (TEMPLATES / "slurm-array.sh").read_text()
     lo, hi = map(int, re.search(r"^#SBATCH --array=(\d+)-(\d+)$", text, re.M).groups())
     venv = tmp_path / ".venv" / "bin"
@@ -121,12 +121,15 @@ def test_each_slurm_task_grades_its_shard_with_weak_isolation(tmp_path):
             "SLURM_ARRAY_TASK_MIN": str(lo),
             "SLURM_ARRAY_TASK_COUNT": str(hi - lo + 1),
             "SLURM_CPUS_PER_TASK": "2",
+            "FARM_ARGS": "--tests test_merge --budget 900",
         }
         p = subprocess.run(
             ["bash", str(TEMPLATES / "slurm-array.sh")], env=env, capture_output=True, text=True, check=True
         )
         args = _farm_args(p.stdout)
-        assert args.cmd == "grade" and args.allow_weak_isolation and args.jobs == 2
+        # Tasks run as the user, in user namespaces ("userns"): no weak isolation unless asked.
+        assert args.cmd == "grade" and not args.allow_weak_isolation and args.jobs == 2
+        assert (args.tests, args.budget) == ("test_merge", 900)
         assert args.out == Path(f"out/shard-{task - lo + 1}")
         seen.append(args.shard)
     assert seen == [f"{k}/{hi - lo + 1}" for k in range(1, hi - lo + 2)]

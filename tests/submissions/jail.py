@@ -81,8 +81,7 @@ def grade_in_jail(
         "cgroup": str(cgroup),
         "user": user,
         "reach": [
-            str(KIT_ROOT),
-            os.path.realpath(sys.base_prefix),
+            *reach_for_user(),
             str(Path(submission).resolve()),
             str(out),
         ],
@@ -252,5 +251,21 @@ def _inner(config: dict) -> None:
         json.dump(report, f)
 
 
+def open_and_exec(config: dict) -> None:
+    """As root in a fresh mount namespace: `_open_to` the user, then exec `argv` (a daemon whose
+    children, such as a Slurm node's jobs, run as the user and need the kit and its Python)."""
+    import pwd
+
+    entry = pwd.getpwnam(config["user"])
+    _open_to(entry.pw_uid, {entry.pw_gid, *os.getgrouplist(entry.pw_name, entry.pw_gid)}, config["reach"])
+    os.execvp(config["exec"][0], config["exec"])
+
+
+def reach_for_user() -> list[str]:
+    """What a grader run by another user needs to reach: the kit and the Python it runs on."""
+    return [str(KIT_ROOT), os.path.realpath(sys.base_prefix)]
+
+
 if __name__ == "__main__":
-    _inner(json.loads(sys.argv[1]))
+    config = json.loads(sys.argv[1])
+    open_and_exec(config) if "exec" in config else _inner(config)
