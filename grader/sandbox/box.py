@@ -43,9 +43,32 @@ NOBODY = 65534
 SUBMISSION_MAX_BYTES = 20 * 1024 * 1024
 SUBMISSION_MAX_FILES = 2000
 SCRATCH_SIZE = "64m"
-# Covered besides the root sandbox's hides when the worker is the user outside its namespaces:
-# other homes, and the user's runtime dir (its session bus could start a process outside).
-USERNS_HIDES = ("/home", "/run/user")
+# When the worker is the user outside its namespaces it could read all the user can: every
+# top-level folder but the system's is covered (/home, /work, /scratch, /srv, a cluster's shared
+# filesystems: other clones of the kit, other students' work), and the user's runtime folder (its
+# session bus could start a process outside). The interpreter is bound back where it is covered.
+SYSTEM_DIRS = frozenset(
+    [
+        "bin",
+        "boot",
+        "dev",
+        "etc",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "opt",
+        "proc",
+        "run",
+        "sbin",
+        "sys",
+        "tmp",
+        "usr",
+        "var",
+        "nix",
+        "gnu",
+    ]
+)
 
 
 @dataclass
@@ -142,6 +165,29 @@ def namespaces_refused() -> str | None:
             continue
     why = probe.stderr.strip().splitlines()[-1:] or ["no reason given"]
     return f"user namespaces are refused here (`unshare --user` said: {why[0]})"
+
+
+def userns_hides() -> list[str]:
+    """What an ordinary user's worker must not see besides the root sandbox's hides (SYSTEM_DIRS)."""
+    keep = SYSTEM_DIRS | _library_tops()
+    tops = [f"/{e.name}" for e in os.scandir("/") if e.name not in keep and e.is_dir(follow_symlinks=False)]
+    return ["/run/user", *sorted(tops)]
+
+
+def _library_tops() -> set[str]:
+    """Top-level folders of the shared libraries this interpreter was loaded with (libpython and
+    what it links, say from a cluster's /apps), but for Python's own modules: the worker needs them."""
+    skip = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, *sys.path) if p]
+    tops = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split(maxsplit=5)[5].strip() if line.count(" ") >= 5 else ""
+                if path.startswith("/") and ".so" in path and not any(path.startswith(d + "/") for d in skip):
+                    tops.add(path.split("/")[1])
+    except (OSError, IndexError):
+        pass
+    return tops
 
 
 def _interpreters() -> list[str]:
@@ -331,8 +377,8 @@ class Sandbox:
         stage_py = self.root / ".stage" / "py"
         stage_py.mkdir(exist_ok=True)
         hides = ["/root", str(KIT_ROOT), "/autograder", os.path.expanduser("~"), *map(str, self.options.hide)]
-        if self.userns:  # the worker is this user outside: every home, and the user's sockets
-            hides += USERNS_HIDES
+        if self.userns:
+            hides += userns_hides()
         hides = sorted({os.path.realpath(h) for h in hides if os.path.isdir(h)} - {"/"})
         # Never cover the sandbox itself; a folder inside another hidden one is hidden already.
         hides = [

@@ -6,6 +6,7 @@ the hostile catalogue (test_catalogue_hostile.py) and the Slurm template (test_s
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,23 @@ def test_a_grade_without_namespaces_says_why_in_one_line(monkeypatch, tmp_path, 
     out = " ".join(capsys.readouterr().out.split())  # the report wraps its lines
     assert f"(isolation: {level})" in out
     assert (f"Your code ran without namespaces: {why}." in out) is says
+
+
+def test_an_ordinary_users_worker_sees_only_the_systems_top_level_folders(monkeypatch, tmp_path):
+    """The worker is the user outside: besides the kit, what the user could read elsewhere (another
+    clone of the kit, a shared filesystem, every home) is covered; the system's folders are not."""
+    (tmp_path / "sub" / "bpe").mkdir(parents=True)
+    (tmp_path / "sub" / "bpe" / "__init__.py").write_text("")
+    monkeypatch.setattr(box.os, "geteuid", lambda: 1000)
+    sandbox = box.Sandbox(tmp_path / "sub", box.Options(namespaces=True))
+    try:
+        assert sandbox.isolation == "userns" and sandbox.uid is None
+        covered = {s[1] for s in sandbox.mount_plan(sandbox.new_scratch()) if s[0] == "tmpfs"}
+    finally:
+        sandbox.close()
+    holds_sandbox = lambda d: str(sandbox.root).startswith(d + "/")  # noqa: E731
+    for entry in os.scandir("/"):
+        if entry.is_dir(follow_symlinks=False) and not holds_sandbox(entry.path):
+            if entry.name not in ("proc", "tmp"):  # always covered, as for root
+                assert (entry.path in covered) is (entry.name not in box.SYSTEM_DIRS), entry.path
+    assert "/run/user" in covered or not os.path.isdir("/run/user")
