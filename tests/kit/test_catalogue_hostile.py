@@ -146,7 +146,9 @@ def test_hostile_earns_only_what_it_honestly_earns(name, hostile_runs, request):
     entry = catalogue.by_name(name)
     if entry.gap:
         request.applymarker(pytest.mark.xfail(strict=True, reason=entry.gap))
-    check_run(entry, hostile_runs.result(name))
+    run = hostile_runs.result(name)
+    check_run(entry, run)
+    assert run["done"].results["extra_data"]["isolation"] == "namespaces+uid"  # root, with namespaces
 
 
 @pytest.mark.parametrize("row", [_param(e) for e in AS_USER])
