@@ -176,7 +176,8 @@ def userns_hides() -> list[str]:
 
 def _library_tops() -> set[str]:
     """Top-level folders of the shared libraries this interpreter was loaded with (libpython and
-    what it links, say from a cluster's /apps), but for Python's own modules: the worker needs them."""
+    what it links, say from a cluster's /apps): the worker's interpreter needs them. Extension
+    modules are left out: the worker loads those from the interpreter's prefix or the sandbox."""
     skip = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, *sys.path) if p]
     tops = set()
     try:
