@@ -9,7 +9,8 @@ Stable interface (the batch tools build on it):
   contract="kit", python=None) -> dict` writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
   `tests` is a pytest -k expression selecting a subset, `part` a rubric part ("1", "2", "3", "E" or
   "efficiency"); then unselected rubric entries are left out and the report says it is partial.
-  results["extra_data"] = {"isolation": "namespaces+uid" | "uid" | "process-group", "max_score": N},
+  results["extra_data"] = {"isolation": "namespaces+uid" | "userns" | "uid" | "process-group",
+  "max_score": N},
   plus "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
   leaves hidden tests to Gradescope (the handout's). A speed or memory gate's test entry carries
   its measurement as data: test["extra_data"]["figures"] (grader/checks/speed.py).

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from . import api, packing, report
 from .errors import GraderError, PackingError
+from .sandbox.box import LEVELS, namespaces_refused
 
 # command -> (module whose main(argv) runs it, one line of help)
 TOOLS = {
@@ -66,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--isolation",
-        choices=("auto", "uid", "process-group"),
+        choices=LEVELS,
         default="auto",
         help="isolate workers less than the best available (to test the fallbacks)",
     )
@@ -112,10 +113,10 @@ def grade(args) -> int:
             note = "In-process run, for debugging: no grade was written (grade without --inprocess)."
         else:
             api.write(grading, args.out)
-            note = (
-                f"Reports: {args.out / 'results.json'}, {args.out / 'junit.xml'} "
-                f"(isolation: {grading.results['extra_data']['isolation']})"
-            )
+            level = grading.results["extra_data"]["isolation"]
+            note = f"Reports: {args.out / 'results.json'}, {args.out / 'junit.xml'} (isolation: {level})"
+            if level in ("uid", "process-group") and args.isolation == "auto":
+                note += f"\nYour code ran without namespaces: {namespaces_refused()}."
     except GraderError as e:
         print(f"grader: error: {e}", file=sys.stderr)
         if args.error_results and not args.inprocess:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..api import CONTRACTS, isolation_level
 from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError
+from ..sandbox.box import namespaces_refused
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
@@ -70,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--allow-weak-isolation",
         action="store_true",
-        help="grade even without root: students' code then runs as you and can reach the kit",
+        help="grade even without namespaces: students' code then runs as you and can reach the kit",
     )
     m = sub.add_parser("merge", help="combine shard outputs; refuses (exit 1) naming every problem")
     m.add_argument("inputs", type=Path, nargs="+")
@@ -118,8 +119,8 @@ def _grade(args) -> int:
     level = isolation_level()
     if level == "process-group" and not args.allow_weak_isolation:
         raise RosterError(
-            "grading a class needs root (e.g. `sudo make class ...`): without it, "
-            "students' code runs as you and could change the kit or other students' "
+            f"grading a class needs namespaces (or root), and there are none: {namespaces_refused()}. "
+            "Without them students' code runs as you and could change the kit or other students' "
             "results. Pass --allow-weak-isolation to grade anyway."
         )
     shard = parse_shard(args.shard) if args.shard else None

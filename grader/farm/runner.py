@@ -236,7 +236,8 @@ def grade_one(
                     log,
                     setup,
                     pattern=pattern,
-                    hide=(out.resolve(),),
+                    # The outputs, and the other students' submissions (theirs is copied in).
+                    hide=(out.resolve(), entry.path.parent.resolve()),
                     live=live,
                     stop=stop,
                     python=python,

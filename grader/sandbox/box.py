@@ -1,12 +1,20 @@
 """The worker's world: a fresh directory holding the worker runtime, a read-only copy of the
 submission, read-only copies of input files, and one writable scratch directory per worker.
 
-`Sandbox.command()` says how to start a worker in it. As root with `unshare` available, the worker
-gets new PID, mount and network namespaces; the kit, /autograder, the output directory, the trusted
-user's home, /proc and the shared temp dirs are covered with empty tmpfs mounts; the sandbox is
-re-mounted read-only at the fixed path /tmp/bpe-kit (so messages do not depend on a random name);
-and the worker drops to uid 65534. As root without namespaces it still drops to uid 65534 when the
-interpreter allows; otherwise it runs as this user. Always: its own session, and rlimits.
+`Sandbox.command()` says how to start a worker in it. With `unshare` available, the worker gets new
+PID, mount and network namespaces; the kit, /autograder, the output directory, the trusted user's
+home, /proc and the shared temp dirs are covered with empty tmpfs mounts; the sandbox is re-mounted
+read-only at the fixed path /tmp/bpe-kit (so messages do not depend on a random name). As root
+("namespaces+uid") the worker then drops to uid 65534. As an ordinary user ("userns") the same
+namespaces come from a user namespace in which the user is root, so the same mount plan runs; the
+worker then enters a second user namespace as uid 65534 with no capabilities, where it can neither
+undo those mounts nor name the grader's processes (they are outside its PID namespace). Without
+namespaces, root still drops to uid 65534 when the interpreter allows ("uid"); otherwise the worker
+runs as this user ("process-group"). Always: its own session, and rlimits.
+
+Why `unshare` rather than bubblewrap: util-linux's `unshare` is on every Linux the kit grades on,
+Slurm nodes and containers included, where a user cannot install packages; the root sandbox already
+uses it; and one mount plan (`Sandbox.mount_plan`, run by worker.apply_mounts) then serves both.
 """
 
 from __future__ import annotations
@@ -35,6 +43,32 @@ NOBODY = 65534
 SUBMISSION_MAX_BYTES = 20 * 1024 * 1024
 SUBMISSION_MAX_FILES = 2000
 SCRATCH_SIZE = "64m"
+# When the worker is the user outside its namespaces it could read all the user can: every
+# top-level folder but the system's is covered (/home, /work, /scratch, /srv, a cluster's shared
+# filesystems: other clones of the kit, other students' work), and the user's runtime folder (its
+# session bus could start a process outside). The interpreter is bound back where it is covered.
+SYSTEM_DIRS = frozenset(
+    [
+        "bin",
+        "boot",
+        "dev",
+        "etc",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "opt",
+        "proc",
+        "run",
+        "sbin",
+        "sys",
+        "tmp",
+        "usr",
+        "var",
+        "nix",
+        "gnu",
+    ]
+)
 
 
 @dataclass
@@ -81,16 +115,80 @@ class Options:
         return cls(namespaces=False, unprivileged=None if level == "uid" else False, **kw)
 
 
+# `unshare` options of a worker: as root, or (USERNS) as an ordinary user mapped to root inside.
+UNSHARE = ("--pid", "--fork", "--mount", "--net", "--kill-child")
+USERNS = ("--user", "--map-root-user")
+# The kernel settings that refuse an ordinary user a user namespace: (file, value that refuses, fix).
+USERNS_SWITCHES = (
+    ("/proc/sys/kernel/unprivileged_userns_clone", "0", "sysctl kernel.unprivileged_userns_clone=1"),
+    ("/proc/sys/user/max_user_namespaces", "0", "sysctl user.max_user_namespaces=15000"),
+    (
+        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+        "1",
+        "sysctl kernel.apparmor_restrict_unprivileged_userns=0",
+    ),
+)
+
+
+def unshare_argv() -> list[str]:
+    """How this process makes a worker's namespaces: plain as root, through a user namespace otherwise."""
+    return ["unshare", *(() if os.geteuid() == 0 else USERNS), *UNSHARE]
+
+
 @functools.lru_cache(maxsize=1)
 def namespaces_available() -> bool:
-    """Root, an `unshare` binary, and a kernel that lets us make PID+mount+net namespaces."""
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        return False
-    probe = ["unshare", "--pid", "--fork", "--mount", "--net", "true"]
+    """An `unshare` binary, and a kernel that lets this process make PID+mount+net namespaces
+    (as an ordinary user: inside a user namespace of its own)."""
+    return namespaces_refused() is None
+
+
+@functools.lru_cache(maxsize=1)
+def namespaces_refused() -> str | None:
+    """Why workers get no namespaces here, in one line naming what would allow them; None if they do."""
+    if not sys.platform.startswith("linux"):
+        return f"{sys.platform} has no Linux namespaces (grade on Linux for them)"
+    if shutil.which("unshare") is None:
+        return "no `unshare` command (util-linux) on PATH"
     try:
-        return subprocess.run(probe, capture_output=True, timeout=20).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        probe = subprocess.run([*unshare_argv(), "true"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"`unshare` did not run ({e})"
+    if probe.returncode == 0:
+        return None
+    if os.geteuid() == 0:
+        return "`unshare` failed as root (a container without CAP_SYS_ADMIN?)"
+    for path, refusing, fix in USERNS_SWITCHES:
+        try:
+            if Path(path).read_text().strip() == refusing:
+                return f"this kernel refuses ordinary users a user namespace ({path} is {refusing}; `{fix}` as root allows it)"
+        except OSError:
+            continue
+    why = probe.stderr.strip().splitlines()[-1:] or ["no reason given"]
+    return f"user namespaces are refused here (`unshare --user` said: {why[0]})"
+
+
+def userns_hides() -> list[str]:
+    """What an ordinary user's worker must not see besides the root sandbox's hides (SYSTEM_DIRS)."""
+    keep = SYSTEM_DIRS | _library_tops()
+    tops = [f"/{e.name}" for e in os.scandir("/") if e.name not in keep and e.is_dir(follow_symlinks=False)]
+    return ["/run/user", *sorted(tops)]
+
+
+def _library_tops() -> set[str]:
+    """Top-level folders of the shared libraries this interpreter was loaded with (libpython and
+    what it links, say from a cluster's /apps): the worker's interpreter needs them. Extension
+    modules are left out: the worker loads those from the interpreter's prefix or the sandbox."""
+    skip = [os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, *sys.path) if p]
+    tops = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split(maxsplit=5)[5].strip() if line.count(" ") >= 5 else ""
+                if path.startswith("/") and ".so" in path and not any(path.startswith(d + "/") for d in skip):
+                    tops.add(path.split("/")[1])
+    except (OSError, IndexError):
+        pass
+    return tops
 
 
 def _interpreters() -> list[str]:
@@ -135,12 +233,12 @@ def uid_drop_available() -> bool:
 
 
 def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = None) -> str:
-    """What a worker will get: "namespaces+uid", "uid" (root without namespaces) or
-    "process-group" (neither: a new session and rlimits only)."""
+    """What a worker will get: "namespaces+uid" (root), "userns" (an ordinary user's namespaces),
+    "uid" (root without namespaces) or "process-group" (neither: a new session and rlimits only)."""
     if namespaces is None:
         namespaces = namespaces_available()
     if namespaces:
-        return "namespaces+uid"
+        return "namespaces+uid" if os.geteuid() == 0 else "userns"
     return "uid" if unprivileged is not False and uid_drop_available() else "process-group"
 
 
@@ -197,7 +295,10 @@ class Sandbox:
         self.namespaces = (
             namespaces_available() if self.options.namespaces is None else self.options.namespaces
         )
-        self.uid = NOBODY if self.isolation != "process-group" else None
+        # In a user namespace the worker is uid 65534 of its own namespace, but the user outside:
+        # nothing is chowned to it, and its sandbox needs no group of its own.
+        self.userns = self.namespaces and os.geteuid() != 0
+        self.uid = NOBODY if self.isolation not in ("process-group", "userns") else None
         # $TMPDIR, unless it is inside the kit, or uid 65534 must walk to the sandbox by its real
         # path (no namespaces) and $TMPDIR's parents may be closed to it.
         base = tempfile.gettempdir()
@@ -215,7 +316,7 @@ class Sandbox:
             os.chown(self.root, 0, self.gid)
             os.chmod(self.root, 0o750)
         else:
-            os.chmod(self.root, 0o755)
+            os.chmod(self.root, 0o700)  # the worker is this user (outside any namespace it has)
         self._inputs: dict[tuple, str] = {}
         self._scratch_count = 0
         try:
@@ -277,6 +378,8 @@ class Sandbox:
         stage_py = self.root / ".stage" / "py"
         stage_py.mkdir(exist_ok=True)
         hides = ["/root", str(KIT_ROOT), "/autograder", os.path.expanduser("~"), *map(str, self.options.hide)]
+        if self.userns:
+            hides += userns_hides()
         hides = sorted({os.path.realpath(h) for h in hides if os.path.isdir(h)} - {"/"})
         # Never cover the sandbox itself; a folder inside another hidden one is hidden already.
         hides = [
@@ -297,13 +400,17 @@ class Sandbox:
             ["tmpfs", "/tmp", "mode=1777,size=64m"],
             ["mkdir", VIEW_ROOT],
             ["bind", "/root/.sandbox", VIEW_ROOT, "ro"],
-            ["tmpfs", self.to_view(scratch), f"mode=0700,uid={NOBODY},gid={self.gid},size={SCRATCH_SIZE}"],
+            ["tmpfs", self.to_view(scratch), f"mode=0700,{self._scratch_owner()},size={SCRATCH_SIZE}"],
         ]
         steps += [["tmpfs", d, "mode=1777,size=16m"] for d in ("/dev/shm", "/var/tmp") if os.path.isdir(d)]
         if self.options.python:
             steps = student_python.expose_steps(self.options.python, steps, hides, self.root / ".stage")
         steps += [["tmpfs", "/proc", "mode=0555,size=16k"]]
         return steps
+
+    def _scratch_owner(self) -> str:
+        # In a user namespace the user is root of the first namespace and uid 65534 of the second.
+        return "uid=0,gid=0" if self.userns else f"uid={NOBODY},gid={self.gid}"
 
     def command(self, scratch: Path, token: str, fds: tuple[int, int]) -> tuple[list[str], dict[str, str]]:
         """argv and environment of a worker using `scratch` as its writable directory."""
@@ -316,7 +423,11 @@ class Sandbox:
             "mounts": self.mount_plan(scratch) if self.namespaces else [],
             "uid": self.uid,
             "gid": self.gid,
-            "rlimits": self.options.limits.rlimits(0 if self.namespaces else _processes_of(self.uid)),
+            "userns_uid": NOBODY if self.userns else None,
+            # RLIMIT_NPROC counts the processes of the uid outside: the user's, unless root's 65534.
+            "rlimits": self.options.limits.rlimits(
+                0 if self.namespaces and not self.userns else _processes_of(self.uid)
+            ),
             # The worker's parent is this process, unless `unshare` stands between them.
             "parent_pid": None if self.namespaces else os.getpid(),
         }
@@ -334,7 +445,7 @@ class Sandbox:
             python = unprivileged_python()
         argv = [python, "-S", "-s", "-P", "-B", "-c", boot, json.dumps(config)]
         if self.namespaces:
-            argv = ["unshare", "--pid", "--fork", "--mount", "--net", "--kill-child", "--", *argv]
+            argv = [*unshare_argv(), "--", *argv]
             # `unshare` must die with the grader too (its --kill-child then ends the namespace):
             # setpriv sets that before its exec, where a preexec_fn would be unsafe next to threads.
             if shutil.which("setpriv"):

@@ -2,8 +2,9 @@
 
 Started by grader/sandbox/remote.py as `python -S -s -P -B -c <boot>` with a scrubbed environment; stdlib
 only, because this file and wire.py are copied into the sandbox and run there. Before the student's
-code exists it (1) hides the kit behind tmpfs mounts when it runs as root in fresh namespaces,
-(2) sets rlimits, (3) drops to an unprivileged uid. Then it serves requests, one JSON line each, on
+code exists it (1) hides the kit behind tmpfs mounts when it runs as root in fresh namespaces (the
+system's root, or an ordinary user's in a user namespace), (2) sets rlimits, (3) drops to an
+unprivileged uid (in a user namespace: uid 65534 of a second one, without capabilities). Then it serves requests, one JSON line each, on
 the pipe fds named in its config; stdout/stderr belong to the student's prints.
 """
 
@@ -32,8 +33,8 @@ def apply_mounts(steps: list[list[str]]) -> None:
             _linux.mount("tmpfs", args[0], "tmpfs", MS_NOSUID | MS_NODEV, args[1])
         elif op == "bind":  # ["bind", source, target, "ro" | "rw"]
             _linux.mount(args[0], args[1], None, MS_BIND, None)
-            ro = MS_RDONLY if args[2] == "ro" else 0
-            _linux.mount(None, args[1], None, MS_BIND | MS_REMOUNT | ro | MS_NOSUID | MS_NODEV, None)
+            flags = MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV | _linux.kept_flags(args[1])
+            _linux.mount(None, args[1], None, flags | (MS_RDONLY if args[2] == "ro" else 0), None)
         else:
             raise ValueError(f"unknown mount step {op!r}")
 
@@ -46,6 +47,8 @@ def confine(config: dict) -> None:
         os.setsid()  # its own session and process group (already so unless under unshare)
     except OSError:
         pass
+    userns_uid = config.get("userns_uid")  # an ordinary user's worker: see box.py
+    proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY) if userns_uid is not None else -1
     apply_mounts(config.get("mounts", []))
     for name, (soft, hard) in config.get("rlimits", {}).items():
         resource.setrlimit(getattr(resource, name), (soft, hard))
@@ -56,6 +59,9 @@ def confine(config: dict) -> None:
         os.setuid(uid)
         # Changing uid cleared the "die with the parent" signal: renew it, so a grader killed
         # outright still takes this worker (and, through `unshare --kill-child`, its namespace) down.
+        _linux.die_with_parent()
+    if userns_uid is not None:
+        _linux.enter_user_namespace(userns_uid, proc)
         _linux.die_with_parent()
     os.chdir(config["scratch"])
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from ..calibration import MAX_CHILDREN
+from ..sandbox.box import LEVELS
 from . import outcome
 
 _SESSION = pytest.StashKey[object]()
@@ -42,7 +43,7 @@ def pytest_addoption(parser):
     )
     group.addoption(
         "--worker-isolation",
-        choices=("auto", "uid", "process-group"),
+        choices=LEVELS,
         default="auto",
         help="weaker isolation than the best available (to test the fallbacks)",
     )

@@ -8,6 +8,9 @@ skipped rather than run unprotected.
     from sandboxed import run_sandboxed, grade_sandboxed, PYTHON, KIT_ROOT
     proc = grade_sandboxed(submission_dir, out_dir, tests_dir=..., rubric=...)
     proc.returncode, proc.stdout, json.loads((out_dir / "results.json").read_text())
+
+`ordinary_user()` names an ordinary (not root) account for the tests that grade as one, as on a
+Slurm node or a TA's laptop; made here when missing (CI runs as root).
 """
 
 from __future__ import annotations
@@ -84,3 +87,36 @@ def grade_sandboxed(
     if rubric is not None:
         argv += ["--rubric", str(rubric)]
     return run_sandboxed([*argv, *extra], timeout=timeout)
+
+
+ORDINARY_USER = "bpekit-user"
+
+
+@functools.lru_cache(maxsize=1)
+def ordinary_user() -> str:
+    """The name of an ordinary account that may make user namespaces; skips if there is none."""
+    import pwd
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to make the ordinary user the test grades as")
+    try:
+        pwd.getpwnam(ORDINARY_USER)
+    except KeyError:
+        made = subprocess.run(["useradd", "--create-home", ORDINARY_USER], capture_output=True, text=True)
+        try:  # another test process may have made it meanwhile
+            pwd.getpwnam(ORDINARY_USER)
+        except KeyError:
+            pytest.skip(f"cannot make the user {ORDINARY_USER}: {made.stderr.strip() or 'no useradd'}")
+    entry = pwd.getpwnam(ORDINARY_USER)
+    probe = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount", "--net", "true"],
+        user=entry.pw_uid,
+        group=entry.pw_gid,
+        extra_groups=[],
+        cwd="/",
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"an ordinary user may not make user namespaces here: {probe.stderr.strip()}")
+    return ORDINARY_USER

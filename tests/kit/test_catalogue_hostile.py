@@ -6,12 +6,18 @@ tests/kit/sandboxed.py): each earns exactly what it honestly earns, and after ea
 - the kit is untouched: nothing in grader/, tests/ (but the catalogue's own sources), data/fixtures/
   or solution/ carries a hostile marker (the jail also mounts the kit read-only, so a broken
   sandbox cannot damage the working tree), and no /tmp/bpe-kit-pwned-* trace appeared;
-- no connection reached the test's listener on 127.0.0.1.
+- no connection reached the test's listener on 127.0.0.1;
+- nothing of the kit appears in the results (no path of it, nothing of solution/).
+
+Graded twice: as root (the jail's user), then as an ordinary user (`sandboxed.ordinary_user`, as on
+a Slurm node or a laptop), where the sandbox must give the same namespaced isolation ("userns")
+without root. The ordinary user also grades one correct row, a Pool under 'spawn', to full marks.
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import socket
 import threading
 
@@ -19,6 +25,7 @@ import catalogue
 import jail
 import pytest
 from prefetch import Prefetch, selected_params
+from sandboxed import ordinary_user
 
 from grader import rubric
 from grader.paths import DEFAULT_RUBRIC, KIT_ROOT
@@ -38,7 +45,9 @@ ENTRIES = [e for e in catalogue.load() if e.kind == "hostile"]
 ID_OF = {e.number: e.id for e in rubric.load(DEFAULT_RUBRIC)}
 MARKERS = (b"BPE-KIT-TAMPERED", b"BPE-KIT-DAEMON", b"bpe-kit-network-probe")
 WATCHED = ("grader", "tests", "data/fixtures", "solution")
-TRACES = "/tmp/bpe-kit-pwned-*"
+TRACES = ("/tmp/bpe-kit-pwned-*", "/tmp/results")
+# Graded as the ordinary user too: every hostile row, and one correct row that starts processes.
+AS_USER = [*ENTRIES, catalogue.by_name("pool_spawn")]
 
 
 class Listener:
@@ -91,10 +100,11 @@ def tainted_kit_files() -> list[str]:
     return found
 
 
-@pytest.fixture(scope="module")
-def hostile_runs(request, tmp_path_factory):
-    work = tmp_path_factory.mktemp("hostile")
+def _traces() -> set[str]:
+    return {path for pattern in TRACES for path in glob.glob(pattern)}
 
+
+def _runs(request, work, argname: str, user: str | None = None) -> Prefetch:
     def job(name: str) -> dict:
         entry = catalogue.by_name(name)
         listener = Listener()
@@ -102,22 +112,31 @@ def hostile_runs(request, tmp_path_factory):
             sub = catalogue.materialize(
                 entry, work / name / "submission", fill={"LISTEN_PORT": str(listener.port)}
             )
-            traces_before = set(glob.glob(TRACES))
+            traces_before = _traces()
             done = jail.grade_in_jail(
-                sub, work / name / "out", tests=entry.select or None, linger=entry.linger
+                sub, work / name / "out", tests=entry.select or None, linger=entry.linger, user=user
             )
         finally:
             connections = listener.close()
-        return {
-            "done": done,
-            "connections": connections,
-            "traces": sorted(set(glob.glob(TRACES)) - traces_before),
-        }
+        return {"done": done, "connections": connections, "traces": sorted(_traces() - traces_before)}
 
     pool = Prefetch(job)
     pool.start(
-        n for n in selected_params(request, "name") if catalogue.by_name(n).smoke or catalogue.grade_all()
+        n for n in selected_params(request, argname) if catalogue.by_name(n).smoke or catalogue.grade_all()
     )
+    return pool
+
+
+@pytest.fixture(scope="module")
+def hostile_runs(request, tmp_path_factory):
+    pool = _runs(request, tmp_path_factory.mktemp("hostile"), "name")
+    yield pool
+    pool.close()
+
+
+@pytest.fixture(scope="module")
+def user_runs(request, tmp_path_factory):
+    pool = _runs(request, tmp_path_factory.mktemp("hostile-user"), "row", user=ordinary_user())
     yield pool
     pool.close()
 
@@ -128,6 +147,23 @@ def test_hostile_earns_only_what_it_honestly_earns(name, hostile_runs, request):
     if entry.gap:
         request.applymarker(pytest.mark.xfail(strict=True, reason=entry.gap))
     run = hostile_runs.result(name)
+    check_run(entry, run)
+    assert run["done"].results["extra_data"]["isolation"] == "namespaces+uid"  # root, with namespaces
+
+
+@pytest.mark.parametrize("row", [_param(e) for e in AS_USER])
+def test_as_an_ordinary_user_each_row_earns_what_it_honestly_earns(row, user_runs, request):
+    """The same checks with the grader run by an ordinary user: namespaced isolation without root."""
+    entry = catalogue.by_name(row)
+    if entry.gap:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=entry.gap))
+    run = user_runs.result(row)
+    check_run(entry, run)
+    assert run["done"].results["extra_data"]["isolation"] == "userns"
+
+
+def check_run(entry: catalogue.Entry, run: dict) -> None:
+    name = entry.name
     done: jail.Jailed = run["done"]
     assert done.returncode == 0, f"{name}: the grader exited {done.returncode}:\n{done.stderr[-3000:]}"
     results = done.results
@@ -159,3 +195,6 @@ def test_hostile_earns_only_what_it_honestly_earns(name, hostile_runs, request):
     assert run["connections"] == 0, f"{name}: reached the test's listener on 127.0.0.1"
     tainted = tainted_kit_files()
     assert not tainted, f"{name}: the kit was written to: {tainted}"
+    shown = json.dumps(results)
+    for leak in (str(KIT_ROOT), "solution/bpe", "solution imported from"):
+        assert leak not in shown, f"{name}: the results show {leak!r}, of the kit"

@@ -504,5 +504,9 @@ def test_a_class_is_not_graded_without_the_sandbox_unless_asked(tmp_path, monkey
     subs = tmp_path / "subs"
     make_submission(subs, "ann", points=ALL)
     monkeypatch.setattr(farm_cli, "isolation_level", lambda: "process-group")
+    why = "this kernel refuses ordinary users a user namespace (`sysctl user.max_user_namespaces=15000` allows it)"
+    monkeypatch.setattr(farm_cli, "namespaces_refused", lambda: why)
     assert farm_cli.main(["grade", str(subs), "--out", str(tmp_path / "out")]) != 0
-    assert "needs root" in capsys.readouterr().err and not (tmp_path / "out").exists()
+    err = capsys.readouterr().err
+    assert "needs namespaces" in err and why in err and "--allow-weak-isolation" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()

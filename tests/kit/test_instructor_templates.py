@@ -53,6 +53,7 @@ def test_github_actions_grades_every_shard_then_merges_them():
         assert str(args.submissions) == "subs"
         assert (args.cmd, args.shard, str(args.out)) == ("grade", f"{k}/{len(shards)}", f"out/shard-{k}")
     step = next(s for s in grade["steps"] if "grader.farm" in s.get("run", ""))
+    assert step["run"].startswith("sudo ")  # as root: "namespaces+uid", as README says
     assert step["env"]["SUBMISSIONS"] == "${{ inputs.submissions }}"
     upload = next(s for s in grade["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
     assert upload["with"]["name"] == "shard-${{ matrix.shard }}" and upload["if"] == "always()"

@@ -6,6 +6,11 @@ makes the kit read-only (so a broken sandbox cannot damage the working tree), pu
 pids cgroup when one can be made (root ignores RLIMIT_NPROC), runs the grader, then waits
 `linger` seconds and lists every process still alive in the namespace: a daemon that escaped the
 grader's cleanup shows up there. When init exits, the kernel kills whatever is left.
+
+With `user=NAME` the grader runs as that ordinary user, as on a Slurm node or a TA's laptop. The
+jail's own mount namespace then lets the user reach the kit, its Python, the submission and the
+report folder: a folder on the way that the user may not enter (/root, pytest's 0700 temp dirs) is
+covered, in the jail only, by a tmpfs holding just the way on.
 """
 
 from __future__ import annotations
@@ -45,9 +50,10 @@ def grade_in_jail(
     timeout: float = 600,
     readonly: bool = True,
     options: tuple[str, ...] = (),
+    user: str | None = None,
 ) -> Jailed:
     """Grade `submission` into `out` (created here) through the kit's CLI, jailed; `options` are
-    more CLI arguments (e.g. `--isolation process-group`)."""
+    more CLI arguments (e.g. `--isolation process-group`); `user`: grade as that ordinary user."""
     # sandboxed.py is a helper of the kit's tests, which is on the path under pytest but not when
     # kill_matrix.py runs this as a script: added for that import only, and taken off again.
     sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
@@ -73,8 +79,21 @@ def grade_in_jail(
         "timeout": timeout,
         "readonly": [str(KIT_ROOT)] if readonly else [],
         "cgroup": str(cgroup),
+        "user": user,
+        "reach": [
+            *reach_for_user(),
+            str(Path(submission).resolve()),
+            str(out),
+        ],
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BPE_KIT_"))}
+    if user is not None:
+        import pwd
+
+        entry = pwd.getpwnam(user)
+        out.mkdir()
+        os.chown(out, entry.pw_uid, entry.pw_gid)
+        env.update(HOME=entry.pw_dir, USER=user, LOGNAME=user)
     env["PYTHONPATH"] = str(KIT_ROOT)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     started = time.monotonic()
@@ -134,6 +153,38 @@ def _mount_readonly(path: str) -> None:
     subprocess.run(["mount", "-o", "remount,bind,ro", path], check=True, capture_output=True)
 
 
+def _open_to(uid: int, gids: set[int], paths: list[str]) -> None:
+    """Let `uid` reach each path, in this mount namespace only: a folder on the way that it may not
+    enter is covered by a tmpfs it may, holding only the needed entries (bound from the original)."""
+    needed: dict[str, set[str]] = {}
+    for path in paths:
+        parts = Path(path).parts
+        for depth in range(1, len(parts)):
+            needed.setdefault(str(Path(*parts[:depth])), set()).add(parts[depth])
+    # The originals are kept on a tmpfs over /mnt (the jail's own: nothing is made on the host).
+    stash = Path("/mnt")
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "mode=0700", "tmpfs", str(stash)], check=True, capture_output=True
+    )
+    for n, folder in enumerate(sorted(needed, key=lambda f: len(Path(f).parts))):
+        st = os.stat(folder)
+        bits = 0o100 if st.st_uid == uid else 0o010 if st.st_gid in gids else 0o001
+        if st.st_mode & bits:
+            continue
+        keep = stash / str(n)
+        keep.mkdir()
+        subprocess.run(["mount", "--rbind", folder, str(keep)], check=True, capture_output=True)
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", folder], check=True, capture_output=True
+        )
+        for name in needed[folder]:
+            src, dst = keep / name, Path(folder) / name
+            if not src.exists():
+                continue
+            dst.mkdir() if src.is_dir() else dst.touch()
+            subprocess.run(["mount", "--rbind", str(src), str(dst)], check=True, capture_output=True)
+
+
 def _enter_cgroup(cgroup: Path) -> None:
     try:
         cgroup.mkdir()
@@ -172,12 +223,20 @@ def _alive() -> list[str]:
 
 
 def _inner(config: dict) -> None:
+    as_user = {}
+    if config.get("user"):
+        import pwd
+
+        entry = pwd.getpwnam(config["user"])
+        gids = {entry.pw_gid, *os.getgrouplist(entry.pw_name, entry.pw_gid)}
+        _open_to(entry.pw_uid, gids, config["reach"])
+        as_user = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": sorted(gids)}
     for path in config["readonly"]:
         _mount_readonly(path)
     _enter_cgroup(Path(config["cgroup"]))
     with open(config["stdout"], "wb") as out, open(config["stderr"], "wb") as err:
         proc = subprocess.Popen(
-            config["argv"], cwd=config["cwd"], stdout=out, stderr=err, stdin=subprocess.DEVNULL
+            config["argv"], cwd=config["cwd"], stdout=out, stderr=err, stdin=subprocess.DEVNULL, **as_user
         )
         try:
             returncode = proc.wait(timeout=config["timeout"])
@@ -192,5 +251,21 @@ def _inner(config: dict) -> None:
         json.dump(report, f)
 
 
+def open_and_exec(config: dict) -> None:
+    """As root in a fresh mount namespace: `_open_to` the user, then exec `argv` (a daemon whose
+    children, such as a Slurm node's jobs, run as the user and need the kit and its Python)."""
+    import pwd
+
+    entry = pwd.getpwnam(config["user"])
+    _open_to(entry.pw_uid, {entry.pw_gid, *os.getgrouplist(entry.pw_name, entry.pw_gid)}, config["reach"])
+    os.execvp(config["exec"][0], config["exec"])
+
+
+def reach_for_user() -> list[str]:
+    """What a grader run by another user needs to reach: the kit and the Python it runs on."""
+    return [str(KIT_ROOT), os.path.realpath(sys.base_prefix)]
+
+
 if __name__ == "__main__":
-    _inner(json.loads(sys.argv[1]))
+    config = json.loads(sys.argv[1])
+    open_and_exec(config) if "exec" in config else _inner(config)

@@ -7,12 +7,16 @@
 # The merge exits 1 (and says who) if a student is missing or was graded twice. Change the shard
 # count in --array only; SUBMISSIONS and OUT may be set in the environment (sbatch passes it on).
 #
-# Isolation: Slurm runs the tasks as you, without root, so the grader can neither drop students'
-# code to another uid nor give it namespaces ("process-group" in results.json). That is the only
-# option here, so the farm is told so with --allow-weak-isolation: students' code runs as you and
-# can read and change what you can on the shared filesystem (the kit, the other submissions, the
-# outputs). Grade from an account that can reach nothing else, and use Kubernetes (root pods) or a
-# root machine (`sudo make class`) where stronger isolation matters.
+# FARM_ARGS adds arguments to the farm's (e.g. FARM_ARGS="--tests test_part1"), split at spaces.
+#
+# Isolation: Slurm runs the tasks as you, without root. The grader then gives each student's code
+# user, PID, mount and network namespaces of its own ("userns" in results.json and in the
+# gradebook's isolation column): it sees a read-only copy of the submission and a scratch folder,
+# nothing of the kit, the outputs, the other submissions, your home or the shared temp folders, and
+# cannot signal the grader. Where the nodes' kernel refuses ordinary users a user namespace, the
+# farm refuses to grade and names the setting that allows it (for example
+# `sysctl user.max_user_namespaces=15000`); only then, and knowing that students' code would run as
+# you and could change what you can, add --allow-weak-isolation to FARM_ARGS.
 #SBATCH --job-name=bpe-grade
 #SBATCH --array=1-8
 #SBATCH --cpus-per-task=2
@@ -26,7 +30,7 @@ SUBMISSIONS="${SUBMISSIONS:-submissions}"
 OUT="${OUT:-out}"
 N="${SLURM_ARRAY_TASK_COUNT:?run this with sbatch: it is a job array}"
 K=$((SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN + 1))
+read -r -a EXTRA <<<"${FARM_ARGS:-}"
 
 exec .venv/bin/python -m grader.farm grade "$SUBMISSIONS" \
-  --shard "$K/$N" --jobs "${SLURM_CPUS_PER_TASK:-2}" --out "$OUT/shard-$K" \
-  --allow-weak-isolation
+  --shard "$K/$N" --jobs "${SLURM_CPUS_PER_TASK:-2}" --out "$OUT/shard-$K" "${EXTRA[@]}"
