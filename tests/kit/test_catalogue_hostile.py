@@ -18,7 +18,7 @@ import threading
 import catalogue
 import jail
 import pytest
-from prefetch import Prefetch, selected_params
+from prefetch import Prefetch, row_group, selected_params
 
 from grader import rubric
 from grader.paths import DEFAULT_RUBRIC, KIT_ROOT
@@ -27,9 +27,8 @@ WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the wh
 
 
 def _param(entry: catalogue.Entry):
-    return pytest.param(
-        entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
-    )
+    skip = pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
+    return pytest.param(entry.name, marks=[skip, row_group(entry.name)])
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.hostile]
@@ -115,7 +114,7 @@ def hostile_runs(request, tmp_path_factory):
         }
 
     pool = Prefetch(job)
-    pool.start(
+    pool.ahead(
         n for n in selected_params(request, "name") if catalogue.by_name(n).smoke or catalogue.grade_all()
     )
     yield pool
