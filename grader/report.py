@@ -296,11 +296,6 @@ def total_line(scored: list[Scored], scope: Scope = Scope()) -> list[str]:
             f"{_points(scope.total_points)} points here)."
         )
         lines.append("Run `make grade` (no PART or TESTS) for the full grade.")
-    elif scored and total == maximum:
-        lines.append(
-            "Every test here passes. Next: `make submission` writes submission.zip; upload it to "
-            "Gradescope (assignment/README.md, Submitting)."
-        )
     return lines
 
 
@@ -360,3 +355,15 @@ def terminal(
     if note:
         lines += _wrap(note, width)
     return "\n".join(lines)
+
+
+def next_step(scored: list[Scored], scope: Scope, contract: str) -> str | None:
+    """What to do after a full grade of this kit's assignment in which every test passes: pack it
+    and upload it (the handout's "Submitting"). None otherwise (a partial grade, a failed test, a
+    CS336 repository, which is not submitted this way)."""
+    if contract != "kit" or scope.selection or not scored or any(s.score < s.entry.points for s in scored):
+        return None
+    return (
+        "Every test here passes. Next: `make submission` writes submission.zip; upload it to "
+        "Gradescope (assignment/README.md, Submitting)."
+    )

@@ -216,10 +216,11 @@ def test_tests_stopped_by_one_stub_share_one_line():
 
 def test_a_full_pass_says_what_to_do_next():
     everything = [Scored(e, "passed", e.points, "", "", 0.01) for e in FULL_RUBRIC]
-    assert "`make submission`" in report.terminal(everything, width=100, scope=report.Scope(total_points=100))
-    assert "`make submission`" not in report.terminal(_scored(), width=100)
-    part = report.Scope("the tests of Part 2", 100)
-    assert "`make submission`" not in report.terminal(everything, width=100, scope=part)
+    full = report.Scope(total_points=100)
+    assert "`make submission`" in report.next_step(everything, full, "kit")
+    assert report.next_step(_scored(), full, "kit") is None  # one test failed
+    assert report.next_step(everything, report.Scope("the tests of Part 2", 100), "kit") is None
+    assert report.next_step(everything, full, "cs336") is None  # a CS336 repository is not zipped
 
 
 def test_the_width_comes_from_the_terminal_and_never_goes_below_80(monkeypatch):
