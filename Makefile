@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 KIT := $(VENV)/bin/bpe-kit
+GRADER := $(PY) -m grader
 SUBMISSION ?= starter
 OUT ?= results
 ZIP ?= submission.zip
@@ -23,69 +24,82 @@ help:
 	@echo "make lock                                       rewrite requirements/*.txt after a pin in pyproject.toml changed"
 	@echo "make fixtures | kill-matrix | corpus | data | bench | handout | gradescope | clean"
 
-# The venv is the lock, nothing more: rebuilt from scratch (--clear) whenever the lock changes.
-$(VENV)/.ok: requirements/dev.txt
+# Two stamps, two sets. `.ok`: the grading set (requirements/grading.txt, what a student's grade
+# needs), in a venv rebuilt from scratch (--clear) whenever that lock changes. `.dev`: the dev set
+# (requirements/dev.txt: the grading set's pins plus the kit's own tools) installed on top, only by
+# the targets that need it (test, lock, kill-matrix, bench, ...), so a first `make grade` installs
+# the grading set alone. dev.txt holds every pin of grading.txt, so a venv with the dev set already
+# has the grading set and `make grade` leaves it as it is.
+$(VENV)/.ok: requirements/grading.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "bpe-kit needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
 	$(PYTHON) -m venv --clear $(VENV)
+	$(PY) -m pip install --quiet --require-hashes -r requirements/grading.txt
+	@touch $@
+
+# The kit itself (`pip install -e .`, which gives .venv/bin/bpe-kit) comes with the dev set: its
+# build backend, setuptools, is locked there. The grading targets run `python -m grader` from here.
+$(VENV)/.dev: requirements/dev.txt $(VENV)/.ok
 	$(PY) -m pip install --quiet --require-hashes -r requirements/dev.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $@
 
-venv: $(VENV)/.ok
+venv: $(VENV)/.dev
 
 # requirements/*.txt, from pyproject.toml: grading (the handout and Gradescope), dev (+ the dev
 # group and the staff extra: make venv, CI), bench (+ the bench extra). Each is resolved within the one before it, so
 # the packages they share have one version. Run after changing a pin in pyproject.toml; commit all three.
 UV_LOCK = $(VENV)/bin/uv pip compile pyproject.toml --universal --python-version 3.11 --generate-hashes \
 	--custom-compile-command "make lock" --quiet
-lock: venv
+lock: $(VENV)/.dev
 	$(UV_LOCK) -o requirements/grading.txt
 	$(UV_LOCK) --group dev --extra staff -c requirements/grading.txt -o requirements/dev.txt
 	$(UV_LOCK) --group dev --extra staff --extra bench -c requirements/dev.txt -o requirements/bench.txt
 
-grade: venv
-	$(KIT) grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')
+grade: $(VENV)/.ok
+	$(GRADER) grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')
 
-submission: venv
-	$(KIT) zip $(SUBMISSION) --out $(ZIP)
+submission: $(VENV)/.ok
+	$(GRADER) zip $(SUBMISSION) --out $(ZIP)
 
-grade-cs336: venv
+grade-cs336: $(VENV)/.ok
 	@test -n "$(REPO)" || { echo "usage: make grade-cs336 REPO=path/to/assignment1-basics [STUDENT_PYTHON=path]"; exit 2; }
-	$(KIT) grade --contract cs336 "$(REPO)" --out $(OUT) $(if $(STUDENT_PYTHON),--python "$(STUDENT_PYTHON)")
+	$(GRADER) grade --contract cs336 "$(REPO)" --out $(OUT) $(if $(STUDENT_PYTHON),--python "$(STUDENT_PYTHON)")
 
-test: venv
-	$(PY) -m pytest
+# On every core (pytest-xdist): a catalogue row's tests share one grading, so they go to one
+# worker together (--dist loadgroup, tests/submissions/prefetch.py).
+test: $(VENV)/.dev
+	$(PY) -m pytest -n auto --dist loadgroup
 
-fixtures: venv
+fixtures: $(VENV)/.dev
 	$(KIT) fixtures
 
-kill-matrix: venv
+kill-matrix: $(VENV)/.dev
 	$(PY) tests/submissions/kill_matrix.py
 
-corpus: venv
+corpus: $(VENV)/.ok
 	$(PY) data/corpus.py
 
-data: venv
+data: $(VENV)/.dev
 	$(PY) data/corpus.py
 	$(PY) data/fetch.py
 
-lab: venv
-	$(KIT) lab $(NAME) --submission $(SUBMISSION)
+lab: $(VENV)/.ok
+	$(GRADER) lab $(NAME) --submission $(SUBMISSION)
 
-bench: venv
+bench: $(VENV)/.dev
 	@# The optional extra `bench` (pyproject.toml), locked with the dev set in requirements/bench.txt.
 	@# If it cannot install here, the bench still runs and skips the contenders it cannot import.
 	@$(PY) -m pip install --quiet --require-hashes -r requirements/bench.txt || echo "bench: could not install requirements/bench.txt; contenders missing here will be skipped"
 	$(PY) bench/run.py $(BENCH_ARGS)
 
-handout: venv
+handout: $(VENV)/.dev
 	$(PY) -m assignment.build --check
 	$(KIT) release handout
 
-class: venv
+class: $(VENV)/.dev
 	$(KIT) farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)
 
-gradescope: venv
+gradescope: $(VENV)/.dev
 	$(KIT) release gradescope
 
 clean:

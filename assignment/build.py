@@ -192,6 +192,13 @@ def render_budgets() -> str:
         "could not pass anyway), so a very slow implementation fails quickly instead of hanging, "
         "and in the same words on every machine."
     )
+    lines.append("")
+    lines.append(
+        "These budgets are what the speed tests grade. They are not the sandbox's limits of "
+        f"{calibration.TEST_FACTOR:g} x per test and {calibration.CALL_FACTOR:g} x per call "
+        "([Grading](README.md#grading)): every test runs under those too, and they only stop code "
+        "that would never finish."
+    )
     return "\n".join(lines)
 
 
@@ -210,7 +217,10 @@ def render_time_limits() -> str:
         "(the children of a `multiprocessing` pool); on a slower machine, these seconds grow with it. "
         f"A call that uses no CPU time for {idle:g} s (a sleep, or a pool whose child died) is "
         "stopped then. A test that runs out of time fails with a message naming the call, its "
-        "input and the limit; it does not take the other tests down with it."
+        "input and the limit; it does not take the other tests down with it. These limits only "
+        "stop code that would never finish: the speed tests of Part 4 grade speed against budgets "
+        f"of their own, {calibration.FACTORS['train']:g} x and {calibration.FACTORS['encode']:g} x "
+        "the reference ([Part 4](part4_efficiency.md))."
     )
 
 

@@ -45,7 +45,7 @@ class Grading:
     results: dict
     scored: list[Scored]
     scope: report.Scope = field(default_factory=report.Scope)
-    notes: tuple[str, ...] = ()  # the contract's notes, shown with the grade
+    notes: tuple[str, ...] = ()  # shown with the grade: the contract's notes, and after a full pass what next
 
 
 def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
@@ -155,7 +155,8 @@ def run(
     )
     if notes:
         results["output"] += "\n" + "\n".join(notes)
-    return Grading(results, scored, scope, notes)
+    step = report.next_step(scored, scope, contract)  # for the terminal only: Gradescope has it already
+    return Grading(results, scored, scope, (*notes, step) if step else notes)
 
 
 CONTRACTS = ("kit", "cs336")

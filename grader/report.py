@@ -223,8 +223,47 @@ def terminal_width() -> int:
     return max(MIN_WIDTH, min(MAX_WIDTH, shutil.get_terminal_size((100, 24)).columns))
 
 
-def _shorten(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 3].rstrip() + "..."
+def _name_lines(name: str, width: int) -> list[str]:
+    """A test's name in lines of at most `width` characters, whole: wrapped at spaces, never cut."""
+    return textwrap.wrap(name, width, break_long_words=True, break_on_hyphens=False) or [""]
+
+
+def _numbers(tests: list[Scored]) -> str:
+    """'2.3-2.18' for tests next to each other in the rubric, '1.1, 2.4-2.6' otherwise."""
+    runs: list[list[str]] = []
+    for s, after in zip(tests, [None, *tests]):
+        if after is not None and s.index == after.index + 1:
+            runs[-1].append(s.entry.number)
+        else:
+            runs.append([s.entry.number])
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def _tests(group: list[_Indexed]) -> str:
+    return ("test " if len(group) == 1 else "tests ") + _numbers(group)
+
+
+def stubs(scored: list[Scored]) -> dict[str, list[Scored]]:
+    """Tests that stopped at the same unwritten function, by the feedback they share, in rubric
+    order: the report says each once ("Not implemented yet: train_bpe ...: tests 2.3-2.18"). A
+    test whose code printed something keeps its own block, with its output."""
+    found: dict[str, list[Scored]] = {}
+    for k, s in enumerate(scored):
+        if s.status == "not implemented" and not s.output:
+            found.setdefault(s.feedback, []).append(_Indexed(k, s))
+    return found
+
+
+@dataclass(frozen=True)
+class _Indexed:
+    """A scored test with its place in the grade (for `_numbers`)."""
+
+    index: int
+    scored: Scored
+
+    @property
+    def entry(self):
+        return self.scored.entry
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -266,8 +305,9 @@ def terminal(
 ) -> str:
     """The table a student reads first, each speed gate's margin, every failure's feedback, the total.
 
-    Fits `width` columns (default: the terminal's, see `terminal_width`): names are shortened,
-    feedback is wrapped."""
+    Fits `width` columns (default: the terminal's, see `terminal_width`): a long name goes on over
+    the next lines of its column, feedback is wrapped; tests stopped by the same unwritten function
+    share one line (`stubs`)."""
     width = width or terminal_width()
     status_w = max([len(s.status) for s in scored] + [15])  # NOT_IN_CONTRACT is the longest
     fixed = 6 + 1 + 1 + 9 + 2 + status_w + 1 + 7  # number, points, status, time and the spaces between
@@ -280,26 +320,51 @@ def terminal(
     lines += [header, "-" * len(header)]
     for s in scored:
         pts = f"{_points(s.score)}/{_points(s.entry.points)}"
+        first, *rest = _name_lines(s.entry.name, name_w)
         lines.append(
-            f"{s.entry.number:<6} {_shorten(s.entry.name, name_w):<{name_w}} {pts:>9}  "
-            f"{s.status:<{status_w}} {s.duration:>6.2f}s"
+            f"{s.entry.number:<6} {first:<{name_w}} {pts:>9}  {s.status:<{status_w}} {s.duration:>6.2f}s"
         )
+        lines += [f"{'':<6} {more}" for more in rest]
     gates = [s for s in scored if s.figures]
     if gates:
         lines += ["", "Measured (1.00x is the limit; less passes):"]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
     earlier = same_cause(scored)
+    unwritten = stubs(scored)
+    said, stub_last = set(), False
     for k, s in enumerate(scored):
+        group = unwritten.get(s.feedback) if s.status == "not implemented" and not s.output else None
+        if group is not None:
+            if s.feedback not in said:  # one line each, the stubs' lines together
+                lines += [] if stub_last else [""]
+                said.add(s.feedback)
+                lines += _wrap(f"--- {s.feedback.rstrip('.')}: {_tests(group)}", width)
+                stub_last = True
+            continue
         if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
             lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
             if s.output:
                 lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
+            stub_last = False
         elif s.status not in ("passed", NOT_IN_CONTRACT):
             lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
             lines += _wrap(test_output(s, earlier.get(k)).rstrip(), width)
+            stub_last = False
     lines.append("")
     for line in total_line(scored, scope):
         lines += _wrap(line, width)
     if note:
         lines += _wrap(note, width)
     return "\n".join(lines)
+
+
+def next_step(scored: list[Scored], scope: Scope, contract: str) -> str | None:
+    """What to do after a full grade of this kit's assignment in which every test passes: pack it
+    and upload it (the handout's "Submitting"). None otherwise (a partial grade, a failed test, a
+    CS336 repository, which is not submitted this way)."""
+    if contract != "kit" or scope.selection or not scored or any(s.score < s.entry.points for s in scored):
+        return None
+    return (
+        "Every test here passes. Next: `make submission` writes submission.zip; upload it to "
+        "Gradescope (assignment/README.md, Submitting)."
+    )

@@ -80,6 +80,7 @@ class WorkerProcess:
         self.pid: int | None = None  # host pid of the Python worker, for /proc measurements
         self.dead_reason: str | None = None
         self.imported = False  # the worker says "ready", then imports the submission, then "imported"
+        self.census: object = None  # ...with its stub census (worker.stub_census), checked by remote.py
         # While set: the worker tree's CPU seconds (as `cpu_seconds()` reads them) at which the
         # pending call is stopped. CPU time, unlike wall time, barely moves with the machine's
         # load, so a run stopped here is stopped on every machine, at the same point of its work.
@@ -163,6 +164,7 @@ class WorkerProcess:
             if reply.get("imported") is not True:
                 raise BadReply("the worker did not say it had imported the submission")
             self.imported = True
+            self.census = reply.get("census")
 
     def receive(self, deadline: float) -> dict:
         # The idle clock restarts: while we handled its last message, the worker may have waited on us.

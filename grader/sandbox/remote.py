@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import inspect
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +143,66 @@ def _not_imported(data: dict) -> ModuleDoesNotImport:
     )
 
 
+_KINDS = {int(k): k for k in inspect._ParameterKind}
+_NOT_IMPLEMENTED_MRO = [f"builtins.{c.__name__}" for c in NotImplementedError.__mro__]
+
+
+@dataclass(frozen=True)
+class Census:
+    """What the first worker that imported the submission said of it (worker.stub_census), checked
+    like any reply: its public functions and classes, and the stubs among them with their message
+    and parameters. A malformed entry is left out: its calls go to a worker as usual."""
+
+    callables: frozenset[str] = frozenset()
+    stubs: dict[str, tuple[str, inspect.Signature]] | None = None
+
+    @classmethod
+    def read(cls, encoded) -> Census:
+        try:
+            raw = wire.decode(encoded)
+        except wire.WireError:
+            raw = None
+        if (
+            type(raw) is not dict
+            or type(raw.get("stubs")) is not dict
+            or type(raw.get("callables")) is not list
+        ):
+            return cls(stubs={})
+        names = frozenset(n for n in raw["callables"][:500] if type(n) is str and n.isidentifier())
+        stubs = {}
+        for name, data in list(raw["stubs"].items())[:500]:
+            if type(name) is not str or not all(part.isidentifier() for part in name.split(".")[:2]):
+                continue
+            try:
+                params = [
+                    inspect.Parameter(n, _KINDS[k], default=None if d else inspect.Parameter.empty)
+                    for n, k, d in data["params"]
+                    if type(n) is str and type(k) is int and type(d) is bool
+                ]
+                if type(data["message"]) is str and len(params) == len(data["params"]):
+                    stubs[name] = (data["message"][:4000], inspect.Signature(params))
+            except (TypeError, ValueError, KeyError):
+                continue
+        return cls(names, stubs)
+
+    def not_implemented(self, name: str, args: tuple, kwargs: dict) -> BaseException | None:
+        """The NotImplementedError calling stub `name` with these arguments raises, as a worker's
+        would come back; None when `name` is no stub or the arguments do not bind (then the call
+        goes to a worker, whose TypeError is the real one)."""
+        stub = (self.stubs or {}).get(name)
+        if stub is None:
+            return None
+        try:
+            stub[1].bind(*args, **kwargs)
+        except TypeError:
+            return None
+        exc = rebuild_exception(
+            {"type": "NotImplementedError", "mro": _NOT_IMPLEMENTED_MRO, "message": stub[0]}
+        )
+        exc.child_failure = child_failure("")
+        return exc
+
+
 def _cpu(seconds: float) -> str:
     """A limit in the same digits as its basis (calibration.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
     return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
@@ -182,6 +244,7 @@ class Session:
         self.last_call = CallStats(0.0, 0.0)
         self._ids = 0
         self.finished_output = ""
+        self.census = Census()  # read from the first worker that imports the submission
 
     @property
     def isolation(self) -> str:
@@ -275,6 +338,8 @@ class Session:
             # test's time (under its limit), but no part of the call's own.
             worker.cpu_cap = _lowest(test_cap, None if explicit_room is None else cpu0 + explicit_room)
             worker.wait_imported(deadline)
+            if self.census.stubs is None:
+                self.census = Census.read(worker.census)
             importing = False
             cpu_call, wall0 = worker.cpu_seconds(), time.perf_counter()
             worker.cpu_cap = _lowest(
@@ -492,6 +557,9 @@ class RemoteCallable:
         if isinstance(self._target, RemoteHandle):
             self._target._check(s)
         encoded_args, encoded_kwargs = s.encode_args(list(args)), s.encode_args(dict(kwargs))
+        stub = None if target else s.census.not_implemented(".".join(self._path), args, kwargs)
+        if stub is not None:
+            raise stub
         owner = f"{self._target._cls}." if isinstance(self._target, RemoteHandle) else ""
         what = describe_call(owner + ".".join(self._path), args, kwargs, encoded_args, encoded_kwargs)
         result = s.request(
@@ -513,6 +581,8 @@ class RemoteCallable:
 
 def _attribute(session: Session, target, name: str):
     ref = target._ref if isinstance(target, RemoteHandle) else 0
+    if not ref and name in session.census.callables:  # the answer is known: no worker needed
+        return RemoteCallable(session, target, (name,))
     value = session.request("getattr", target=ref, name=name, what=f"reading bpe attribute {name!r}")
     if isinstance(value, _CallableMarker):
         return RemoteCallable(session, target, (name,))

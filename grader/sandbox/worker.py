@@ -15,12 +15,14 @@ import os
 import resource
 import sys
 import traceback
+import types
 
 from . import _linux, importing, wire
 from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
 from .call_words import child_note
 
 BATCH = 8192
+CENSUS_CAP = 200  # public names a stub census lists at most (worker.stub_census): no package has more
 
 
 # ------------------------------------------------------------------------------------ isolation
@@ -150,7 +152,9 @@ class Worker:
             self.bpe()
         except BaseException:
             pass
-        self.send({"imported": True})  # the trusted side starts counting a call's time after this
+        # The trusted side starts counting a call's time after this. `stubs`: what it may answer
+        # itself, without a worker (see stub_census).
+        self.send({"imported": True, "census": wire.encode(stub_census(self.module))})
         for line in self.rfile:
             msg = wire.envelope(wire.loads(line))
             if msg["op"] == "exit":
@@ -213,6 +217,97 @@ class Worker:
         if isinstance(exc, importing.DoesNotImport):
             info["not_imported"] = exc.data
         return info
+
+
+# ------------------------------------------------------------------------------------ stubs
+def stub_message(fn) -> str | None:
+    """The message of a function whose whole body (after its docstring) is `raise
+    NotImplementedError("...")` and that nothing wraps; None for any other function."""
+    if (
+        type(fn) is not types.FunctionType
+        or "NotImplementedError" not in fn.__code__.co_names
+        or fn.__globals__.get("NotImplementedError") is not None
+    ):
+        return None
+    import ast  # only when a function names NotImplementedError: a finished package never pays for it
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except Exception:
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if type(node) is not ast.FunctionDef or node.name != fn.__name__:
+        return None
+    if any(
+        not (isinstance(d, ast.Name) and d.id in ("classmethod", "staticmethod")) for d in node.decorator_list
+    ):
+        return None
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1 or type(body[0]) is not ast.Raise or body[0].cause is not None:
+        return None
+    exc = body[0].exc
+    if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+        return ""
+    if (
+        isinstance(exc, ast.Call)
+        and isinstance(exc.func, ast.Name)
+        and exc.func.id == "NotImplementedError"
+        and not exc.keywords
+        and len(exc.args) == 1
+        and isinstance(exc.args[0], ast.Constant)
+        and type(exc.args[0].value) is str
+    ):
+        return exc.args[0].value[:4000]
+    return None
+
+
+def _stub(fn, bound: int) -> dict | None:
+    """A stub's message and parameters (less the `bound` first: self, cls), as data."""
+    message = stub_message(fn)
+    if message is None:
+        return None
+    import inspect
+
+    params = list(inspect.signature(fn).parameters.values())[bound:]
+    return {"message": message, "params": [[p.name, int(p.kind), p.default is not p.empty] for p in params]}
+
+
+def stub_census(module) -> dict:
+    """`stubs`: the package's stubs by dotted name (public functions, and the constructors,
+    classmethods and staticmethods of its public classes, that only raise NotImplementedError, as
+    in an untouched starter); `callables`: its public functions and classes. A stub's call ends the
+    same way in every worker, so the trusted side answers it itself and a test of an unwritten
+    function costs no worker. Whatever this says can only cost the submission points, never earn
+    them: a call it names raises NotImplementedError."""
+    found: dict[str, dict] = {}
+    callables: list[str] = []
+    try:
+        for name, value in list(vars(module).items()) if module is not None else ():
+            if name.startswith("_"):
+                continue
+            if type(value) is types.FunctionType:
+                entries = [(name, value, 0)]
+            elif type(value) is type and value.__new__ is object.__new__:
+                entries = [(name, value.__init__, 1)]
+                for attr, raw in vars(value).items():
+                    if type(raw) in (classmethod, staticmethod):
+                        entries.append((f"{name}.{attr}", raw.__func__, int(type(raw) is classmethod)))
+            else:
+                continue
+            callables.append(name)
+            if len(callables) > CENSUS_CAP:
+                return {}
+            for dotted, fn, bound in entries:
+                stub = _stub(fn, bound)
+                if stub is not None:
+                    found[dotted] = stub
+    except Exception:
+        return {}
+    return {"stubs": found, "callables": callables}
 
 
 def expose_submission(config: dict) -> None:

@@ -69,15 +69,27 @@ def test_decode(bpe):
         _decode_checks(bpe, tok, case, facts)
 
 
+def _decoded(tok, ids: list[int]) -> str:
+    """tok.decode(ids); a UnicodeDecodeError names the rule it breaks, with the ids."""
+    try:
+        return tok.decode(ids)
+    except UnicodeDecodeError:
+        raise AssertionError(
+            f"decode({ids}) raised UnicodeDecodeError: the bytes of these ids are not complete "
+            "UTF-8, and decode must still return a str. Join the bytes of all the ids, then decode "
+            "once with errors='replace' (an incomplete character becomes '\\ufffd')."
+        ) from None
+
+
 def _decode_checks(bpe, tok, case, facts):
     for text, ids in case.texts:
-        got = tok.decode(list(ids))
+        got = _decoded(tok, list(ids))
         assert got == text, (
             f"decode({ids}) should give back {text!r}, got {got!r}. Join the bytes "
             "of all the ids first, then decode once with errors='replace'"
         )
     broken = [0xF0]  # the first byte of a 4-byte character, alone
-    got = tok.decode(broken)
+    got = _decoded(tok, broken)
     assert got == "\ufffd", (
         f"decode({broken}) holds an incomplete UTF-8 character; it must decode with "
         f"errors='replace' and give '\\ufffd', got {got!r}"
@@ -321,7 +333,7 @@ def test_decode_arbitrary_ids(bpe):
     @example([0xE4, 0xB8])  # two of the three bytes of a CJK character
     def decodes_like_bytes(ids):
         expected = b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
-        got = tok.decode(ids)
+        got = _decoded(tok, ids)
         assert got == expected, (
             f"the smallest example: decode({ids}) should be {expected!r} "
             f"(join the bytes, then decode with errors='replace'), got {got!r}"

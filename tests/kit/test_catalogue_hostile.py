@@ -24,7 +24,7 @@ import threading
 import catalogue
 import jail
 import pytest
-from prefetch import Prefetch, selected_params
+from prefetch import Prefetch, row_group, selected_params
 from sandboxed import ordinary_user
 
 from grader import rubric
@@ -33,10 +33,9 @@ from grader.paths import DEFAULT_RUBRIC, KIT_ROOT
 WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the whole catalogue takes ~4 min on 2 cores)"
 
 
-def _param(entry: catalogue.Entry):
-    return pytest.param(
-        entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
-    )
+def _param(entry: catalogue.Entry, group: str = ""):
+    skip = pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
+    return pytest.param(entry.name, marks=[skip, row_group(group + entry.name)])
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.hostile]
@@ -121,7 +120,7 @@ def _runs(request, work, argname: str, user: str | None = None) -> Prefetch:
         return {"done": done, "connections": connections, "traces": sorted(_traces() - traces_before)}
 
     pool = Prefetch(job)
-    pool.start(
+    pool.ahead(
         n for n in selected_params(request, argname) if catalogue.by_name(n).smoke or catalogue.grade_all()
     )
     return pool
@@ -151,7 +150,7 @@ def test_hostile_earns_only_what_it_honestly_earns(name, hostile_runs, request):
     assert run["done"].results["extra_data"]["isolation"] == "namespaces+uid"  # root, with namespaces
 
 
-@pytest.mark.parametrize("row", [_param(e) for e in AS_USER])
+@pytest.mark.parametrize("row", [_param(e, "user-") for e in AS_USER])
 def test_as_an_ordinary_user_each_row_earns_what_it_honestly_earns(row, user_runs, request):
     """The same checks with the grader run by an ordinary user: namespaced isolation without root."""
     entry = catalogue.by_name(row)

@@ -15,7 +15,7 @@ import catalogue
 import jail
 import kill_matrix
 import pytest
-from prefetch import Prefetch, selected_params
+from prefetch import Prefetch, row_group, selected_params
 
 from grader import rubric
 from grader.paths import DEFAULT_RUBRIC
@@ -24,9 +24,8 @@ WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the wh
 
 
 def _param(entry: catalogue.Entry):
-    return pytest.param(
-        entry.name, marks=pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
-    )
+    skip = pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
+    return pytest.param(entry.name, marks=[skip, row_group(entry.name)])
 
 
 pytestmark = pytest.mark.slow
@@ -49,8 +48,8 @@ def gradings(request, tmp_path_factory):
 
     pool = Prefetch(job)
     wanted = lambda n: catalogue.by_name(n).smoke or catalogue.grade_all()  # noqa: E731
-    pool.start(n for n in selected_params(request, "name") if wanted(n))
-    pool.start(f"{n}#2" for n in selected_params(request, "twice") if wanted(n))
+    pool.ahead(n for n in selected_params(request, "name") if wanted(n))
+    pool.ahead(f"{n}#2" for n in selected_params(request, "twice") if wanted(n))
     yield pool
     pool.close()
 
@@ -80,6 +79,11 @@ def test_grade_matches_catalogue(name, gradings, request):
                 f"{t['number']} {test_id}: {verdict} its points, expected otherwise. {' / '.join(first)}"
             )
     assert not wrong, f"{name} ({entry.why}):\n" + "\n".join(wrong)
+    for t in results["tests"]:
+        words = entry.feedback.get(ID_OF[t["number"]])
+        assert words is None or words in t["output"], (
+            f"{name}: {t['number']} should say {words!r}:\n{t['output']}"
+        )
     graded = {ID_OF[t["number"]] for t in results["tests"]}
     primary = [i for i in ID_OF.values() if any(fnmatchcase(i, p) for p in entry.fails)]
     missing = sorted(i for i in primary if i not in graded)

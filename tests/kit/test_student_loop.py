@@ -162,6 +162,18 @@ def _scored() -> list[Scored]:
     return out
 
 
+def _names_in_table(text: str) -> list[str]:
+    """Each row's name, its first line and the lines under it in the name column put together."""
+    names = []
+    for line in text.split("\n\n")[0].splitlines()[2:]:
+        row = re.match(r"(\S+) +(.*?) +\d+/\d+  ", line)
+        if row:
+            names.append(row.group(2))
+        else:
+            names[-1] += " " + line.strip()
+    return names
+
+
 @pytest.mark.parametrize("width", [80, 100])
 def test_the_terminal_report_fits_the_width(width):
     text = report.terminal(_scored(), note="Reports: results/results.json, results/junit.xml", width=width)
@@ -169,9 +181,46 @@ def test_the_terminal_report_fits_the_width(width):
     assert too_long == []
     rows = [line for line in text.splitlines() if line.split(" ", 1)[0] in {e.number for e in FULL_RUBRIC}]
     assert len(rows) == len(FULL_RUBRIC) and max(len(r) for r in rows) == width
+    assert "..." not in text  # nothing is cut: every name is whole, wrapped in its column
+    assert _names_in_table(text) == [e.name for e in FULL_RUBRIC]
     longest = max(FULL_RUBRIC, key=lambda e: len(e.name))
-    assert (longest.name in text) == (width >= 42 + len(longest.name))  # shortened only when needed
+    assert (longest.name in text) == (width >= 42 + len(longest.name))  # on one line when it fits
     assert "train_bpe stopped early train_bpe" in text  # wrapped, not cut
+
+
+def _stubbed() -> list[Scored]:
+    """Parts 1 and 2 stopped at three stubs, one test that printed, the rest passed."""
+    out = []
+    for e in FULL_RUBRIC:
+        s = Scored(e, "passed", e.points, "", "", 0.01)
+        if e.part in (1, 2):
+            fn = "merge" if e.number == "1.1" else "CharBPE.train" if e.part == 1 else "train_bpe"
+            printed = "hello from train_bpe\n" if e.number == "2.9" else ""
+            s = Scored(e, "not implemented", 0, f"Not implemented yet: {fn} is yours to write", printed, 0.01)
+        out.append(s)
+    return out
+
+
+def test_tests_stopped_by_one_stub_share_one_line():
+    text = report.terminal(_stubbed(), width=100)
+    part2 = [e.number for e in FULL_RUBRIC if e.part == 2]
+    expected = [
+        "--- Not implemented yet: merge is yours to write: test 1.1",
+        "--- Not implemented yet: CharBPE.train is yours to write: tests 1.2-1.7",
+        f"--- Not implemented yet: train_bpe is yours to write: tests {part2[0]}-2.8, 2.10-{part2[-1]}",
+    ]
+    block = text.split("\n\n")[1].splitlines()
+    assert block == expected
+    assert "--- 2.9 " in text and "hello from train_bpe" in text  # what it printed is kept, with it
+
+
+def test_a_full_pass_says_what_to_do_next():
+    everything = [Scored(e, "passed", e.points, "", "", 0.01) for e in FULL_RUBRIC]
+    full = report.Scope(total_points=100)
+    assert "`make submission`" in report.next_step(everything, full, "kit")
+    assert report.next_step(_scored(), full, "kit") is None  # one test failed
+    assert report.next_step(everything, report.Scope("the tests of Part 2", 100), "kit") is None
+    assert report.next_step(everything, full, "cs336") is None  # a CS336 repository is not zipped
 
 
 def test_the_width_comes_from_the_terminal_and_never_goes_below_80(monkeypatch):
