@@ -372,7 +372,7 @@ PUBLIC_TRAIN.append(
     Train(
         "chunk_edges",
         "chunk_edges.txt",
-        5000,
+        484,  # exactly what the corpus holds: every pair is merged, no early stop
         (EOT,),
         "every pre-token of 3.10's texts, each trained into one token: its ids show every cut",
     )
