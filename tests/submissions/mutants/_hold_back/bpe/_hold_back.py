@@ -4,8 +4,8 @@ Each chunk goes onto a buffer. A special token could still begin in the buffer's
 waits (`@SPECIAL@`); in the text before it, the complete specials and the pieces between them are
 final, except the open piece after the last special, whose pre-tokens more text could still change.
 `@HOLD@` decides which of those are final, and `@SETTLE@` turns the final pre-tokens into ids. Each
-mutant fills in one plausible mistake; the right rules are kept here too, so that a build with only
-right rules can be checked to keep 3.10.
+mutant fills in one plausible mistake. The right rules are kept beside the wrong ones: built with
+only right rules, this module passes 3.10, so each row loses it for its one wrong rule.
 """
 
 from .pretokenize import pretokenize, split_on_special_tokens
