@@ -35,6 +35,7 @@ from pathlib import Path
 
 from grader import calibration
 from grader.checks import golden
+from grader.checks.diagnose import reference_pretokenize, reference_split
 from grader.checks.gpt2 import render
 from grader.checks.text_pieces import PIECES
 from grader.oracles import char_bpe, recorder
@@ -344,20 +345,65 @@ def _generated_texts(seed: int, n: int) -> list[str]:
 
 PUBLIC_ENCODE["generated"] = ("generated_500", (EOT, EOT + EOT), _generated_texts(2024, 1000))
 
-# encode_iterable is tried at every 1-, 2- and 3-way split of these: around the pattern's lookahead
-# (`\s+(?!\S)`), contractions, and special tokens cut anywhere (or only begun).
+# 3.10 (encode_iterable == encode, however the text is chunked) cuts these at every point, every pair
+# of points (short ones) and between every two characters. They follow GPT-2's pattern, class by
+# class, so that a cut lands inside and beside each kind of pre-token, and at each place where the
+# text a chunk must hold back spans more than its last pre-token.
 _CHUNK_TEXTS = [
-    "a  b\n\n c",
-    " \t\n x  ",
-    "we'll it's",
-    "'s'll 've",
-    f"a{EOT}b",
-    f"{EOT}{EOT}.",
-    "<|endoftext| ",
+    # Contractions ('(?:[sdmt]|ll|ve|re)): every one, in a word; glued one after another; with letters
+    # after it ("'ll" + "ama"); and apostrophes that start none ("''ll", "' ll"). A cut after "'l"
+    # must hold back "'" and "l": two pre-tokens that become one.
+    "it's I'd I'm don't we'll you've they're",
+    "'s'd'm't'll've're",
+    "x'llama 'velvet 'return 'sx",
+    "''ll ' ll'' 've'",
+    # Runs of whitespace (\s+(?!\S)|\s+) before and after letters, digits and punctuation: a run
+    # gives its last space to the next pre-token, and "\n\n" before "c" is "\n", "\n", but
+    # "\n\n" at a chunk's end.
+    "a  b\n\nc \n d\t\te",
+    "1  22\n\n333 \n 4",
+    "!  ?\n\n.. \n ;",
+    "   lead\n\n\n  x\n  y   ",
+    "hi,  there!\n\nOk 12  34",
+    "a\r\n\r\nb \r\n c",
+    "héllo  wörld\n\n日本語 ²½",
+    # Special tokens: whitespace runs beside them, in one chunk or across chunks; one that is the
+    # start of a longer one; partial ones, at the end of the text and inside other text.
+    f"Hello\n\n{EOT}\n\nworld",
+    f"a \n{EOT} b  {EOT}{EOT}  c",
+    f"x{EOT}{EOT}{EOT}y",
+    f"<|endoftext| {EOT[:-1]}{EOT}|>",
     "x <|end",
-    "aaa   eee",
+    f"{EOT}\n",
 ]
-PUBLIC_ENCODE["chunks"] = ("generated_500", (EOT, EOT + EOT), _CHUNK_TEXTS)
+
+
+def _pretokens_of_every_piece(texts: list[str], specials: tuple[str, ...]) -> str:
+    """Each pre-token of every substring of the texts, once, between special tokens. Trained until no
+    pair is left, each becomes one token: then a text cut into other pre-tokens than encode's (by a
+    wrong hold-back, or by cutting again what was already cut) always gets other ids."""
+    seen: dict[str, None] = {}
+    for text in texts:
+        for piece in reference_split(text, specials):
+            if piece in specials:
+                continue
+            for i in range(len(piece)):
+                for j in range(i + 1, len(piece) + 1):
+                    seen.update(dict.fromkeys(reference_pretokenize(piece[i:j])))
+    return EOT.join(seen)
+
+
+PUBLIC_CORPORA["chunk_edges.txt"] = lambda: _pretokens_of_every_piece(_CHUNK_TEXTS, (EOT, EOT + EOT))
+PUBLIC_TRAIN.append(
+    Train(
+        "chunk_edges",
+        "chunk_edges.txt",
+        484,  # exactly what the corpus holds: every pair is merged, no early stop
+        (EOT,),
+        "every pre-token of 3.10's texts, each trained into one token: its ids show every cut",
+    )
+)
+PUBLIC_ENCODE["chunks"] = ("chunk_edges", (EOT, EOT + EOT), _CHUNK_TEXTS)
 
 
 def _char_bpe_cases(seed: int, n: int) -> list[tuple[str, int]]:

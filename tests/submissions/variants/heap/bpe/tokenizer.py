@@ -108,9 +108,10 @@ class BPETokenizer:
             pieces = split_on_special_tokens(ready, self.special_tokens)
             words = []
             if pieces and pieces[-1] not in self.special_tokens:
-                # the last pre-token may still grow: keep it back (and only it)
+                # the last pre-token may still grow, and so may the one before it ("'l" + "l" is "'ll")
                 words = pretokenize(pieces.pop())
-                rest = words.pop() + rest
+                rest = "".join(words[-2:]) + rest
+                del words[-2:]
             for piece in pieces:
                 if piece in self.special_tokens:
                     yield self._ids[piece.encode("utf-8")]

@@ -122,7 +122,9 @@ class BPETokenizer:
             keep = ""
             if pieces and pieces[-1] not in specials:
                 words = pretokenize(pieces.pop())
-                keep = words.pop() if words else ""
+                # the last pre-token may still grow, and so may the one before it ("'l" + "l" is "'ll")
+                keep = "".join(words[-2:])
+                del words[-2:]
                 tail_words = words
             else:
                 tail_words = []
