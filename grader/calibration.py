@@ -256,6 +256,14 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
 # where correct but slow code uses up to ~70x the reference, run under their own budgets
 # (`bpe.kit.timeout`), not under these limits.
 TEST_FACTOR = 25.0
+# The submission's import is no test's time: every test's fresh worker imports it before the test's
+# limits start (remote.Session.prepare). It has a limit of its own, generous because a package may
+# rightly import a heavy library (a CS336 repository's tests/adapters.py imports torch: about 3.3 s
+# of CPU), scaled to the machine like the limits above. An import over IMPORT_NOTED_S is named once
+# in the report's header (grader/report.py): it costs no points, but the student waits for it once
+# per test; under it (the reference imports in about 0.1 s) it is not worth a line.
+IMPORT_CPU_S = 60.0
+IMPORT_NOTED_S = 1.0
 CALL_FACTOR = 100.0
 CALL_ALLOWANCE_S = 0.5
 CHILD_ALLOWANCE_S = 0.5
@@ -286,6 +294,10 @@ class PerTestLimits:
         """The limit of one call in this test, before its allowances."""
         ref = self._lookup(self.calls, key)
         return None if ref is None else CALL_FACTOR * ref * self.scale
+
+    def import_seconds(self) -> float:
+        """The CPU seconds the submission's import may use on this machine (never fewer than IMPORT_CPU_S)."""
+        return IMPORT_CPU_S * max(1.0, self.scale)
 
     def allowances(self) -> tuple[float, float]:
         """(CPU seconds per call, per process a call runs) on this machine."""
