@@ -357,9 +357,20 @@ class WorkerProcess:
         text = self.output.decode("utf-8", errors="replace")
         # `unshare` reports its child's violent death on the same pipe; that is not the student's.
         text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("unshare: "))
+        text = as_a_terminal_shows(text)
         if self.output_dropped:
             text += f"\n[... {self.output_dropped} more bytes of output not shown]"
         return text
+
+
+def as_a_terminal_shows(text: str) -> str:
+    """Each line as a terminal leaves it: a progress bar redrawn with carriage returns (tqdm's) keeps
+    its last state, not every frame; what is kept is the student's output, never the grader's words."""
+    lines = []
+    for line in text.split("\n"):
+        frames = line.split("\r")
+        lines.append(next((f for f in reversed(frames) if f), ""))
+    return "\n".join(lines)
 
 
 def _signal(pid: int, sig: int) -> None:

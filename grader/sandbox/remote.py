@@ -79,13 +79,16 @@ class RemoteError(Exception):
         self.remote_message = message
         self.student_traceback = student_traceback
         self.child_failure: str | None = None  # how a child process it started failed, if one did
+        self.call: str | None = None  # the call that raised it, in words (call_words.describe_call)
 
     def __str__(self) -> str:
         return self.remote_message
 
     def feedback(self) -> str:
-        """The exception as a student should read it: type, message, then where in their code."""
-        text = self.remote_type + (f": {self.remote_message}" if self.remote_message else "")
+        """The exception as a student should read it: the call that raised it (its arguments
+        summarised), type, message, then where in their code."""
+        text = f"{self.call or 'Your code'} raised {self.remote_type}"
+        text += f": {self.remote_message}" if self.remote_message else ""
         if isinstance(self, MemoryError):
             text += f" (your code hit the memory limit of {Limits().memory_bytes // 2**30} GiB)"
         if self.child_failure and self.child_failure not in text:
@@ -131,6 +134,7 @@ def rebuild_exception(info: dict) -> RemoteError | ModuleDoesNotImport:
         exc = cls.__new__(cls)
         exc.args = (message,)
         exc.remote_message, exc.student_traceback = message, tb
+        exc.child_failure = exc.call = None
     return exc
 
 
@@ -376,6 +380,8 @@ class Session:
             if type(info) is not dict:
                 raise BadReply("the worker sent a malformed error")
             exc = rebuild_exception(info)
+            if isinstance(exc, RemoteError) and op in ("call", "stream", "next"):
+                exc.call = what
             worker.drain_output()
             exc.child_failure = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
             if issubclass(type(exc), MemoryError):  # the process may be unusable after this
@@ -389,7 +395,7 @@ class Session:
         if "fatal" in reply:
             reason = str(self._decode(reply["fatal"], worker))[:500]
             self.retire()
-            raise WorkerCrashed(f"your code raised {reason}, which ends the process running it")
+            raise WorkerCrashed(f"{what or 'your code'} raised {reason}, which ends the process running it")
         self.retire()
         raise BadReply("the worker sent a reply of unknown kind")
 

@@ -52,7 +52,7 @@ def failing_example(exc) -> str | None:
 def _classify(exc, excinfo) -> tuple[str, str]:
     remote = _remote_text(exc)
     if remote is not None:
-        return "failed", "Your code raised " + remote
+        return "failed", remote
     if isinstance(exc, GradingAbort):
         return "failed", str(exc)
     if isinstance(exc, AssertionError):

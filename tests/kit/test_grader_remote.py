@@ -525,3 +525,14 @@ def test_without_namespaces_a_worker_cannot_read_another_sandbox(tmp_path):
             me.read(str(secret))
         _path, text = me.read(tmp_path / "mine" / "bpe" / "__init__.py")  # its own inputs: fine
         assert "def probe" in text
+
+
+def test_a_progress_bar_redrawn_with_carriage_returns_keeps_only_its_last_state():
+    """What the student's code printed is kept as a terminal shows it (tqdm redraws one line)."""
+    from grader.sandbox.process import as_a_terminal_shows
+
+    bar = "".join(f"\rtraining: {i:3d}%" for i in range(0, 101, 10))
+    assert (
+        as_a_terminal_shows(f"DEBUG start\n{bar}\nDEBUG end\n") == "DEBUG start\ntraining: 100%\nDEBUG end\n"
+    )
+    assert as_a_terminal_shows("done\r\n") == "done\n"  # a Windows line ending is one line
