@@ -35,7 +35,7 @@ MEMORY_LIMIT_PER_FILE_BYTE = 3  # streaming needs ~0.5x the file (its cache); re
 # whole file may take PACE_FACTOR x what that pace predicts (work that grows with the text read so
 # far, a streaming fault, is stopped), never less than STREAM_TIME_ALLOWANCE x the encode gate's stop
 # per MB, never more than STREAM_MAX_BUDGETS x the encode gate's budget per MB (an encoder ~190x the
-# reference's time per byte; the catalogue's slow_pretoken_encoder, ~75x, finishes in 40% of it).
+# reference's time per byte; the catalogue's slow_pretoken_encoder, ~40x, finishes in a fifth of it).
 SAMPLE_CHARS = 250_000
 PACE_FACTOR = 3.0
 STREAM_TIME_ALLOWANCE = 1
