@@ -106,7 +106,7 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
 def test_encode_speed(bpe, scratch, record_property):
     vocab, merges, specials = calibration.encode_tokenizer_parts()
     tok = bpe.BPETokenizer(vocab, merges, specials)
-    tok.encode("warm up: the first call may pay for imports")
+    tok.encode("warm up: a first call may pay for lazy set-up (a pattern's compile)")
     budget = calibration.budgets(scratch)["encode"]
     text = calibration.generated(calibration.ENCODE_TEXT)
     found = _pieces_of(bpe, text)
