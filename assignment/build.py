@@ -162,6 +162,8 @@ def render_budgets() -> str:
         raise RubricError(f"{case}: {error}") from None
     stream_kind, stream_bytes, _ = calibration.STREAM_FILE
     per_byte = _module_constant(SPEED_TESTS, "MEMORY_LIMIT_PER_FILE_BYTE")
+    sample = _module_constant(SPEED_TESTS, "SAMPLE_CHARS")
+    pace = _module_constant(SPEED_TESTS, "PACE_FACTOR")
     kinds = {"mixed": "English and Chinese stories", "en": "English stories", "zh": "Chinese stories"}
     eot = "<\\|endoftext\\|>"  # `|` must be escaped inside a Markdown table
     rows = [
@@ -190,7 +192,10 @@ def render_budgets() -> str:
     lines.append(
         f"A run that has used {calibration.ABORT_AT:g} x its limit of CPU time is stopped there (it "
         "could not pass anyway), so a very slow implementation fails quickly instead of hanging, "
-        "and in the same words on every machine."
+        "and in the same words on every machine. The memory test grades memory, never speed: it "
+        f"first streams the file's first {sample:,} characters, and the whole file may then take "
+        f"{pace:g} x the CPU time that pace predicts, so a slow but right encoder is measured, not "
+        "stopped (an encoder whose work grows with the text it has read so far is stopped)."
     )
     lines.append("")
     lines.append(
@@ -215,6 +220,11 @@ def render_time_limits() -> str:
         f"solution needs for it, and each call {call:g} x the reference's slowest call in that "
         f"test, both plus {per_call:g} s for every call and {per_child:g} s for every process it runs "
         "(the children of a `multiprocessing` pool); on a slower machine, these seconds grow with it. "
+        "Importing your package is no test's time: each test's fresh process imports it before the "
+        f"test starts, under a limit of its own, {calibration.IMPORT_CPU_S:g} s of CPU time (a package "
+        "that imports a heavy library such as `torch` is fine); an import over it leaves every test "
+        "not graded, and one over "
+        f"{calibration.IMPORT_NOTED_S:g} s is named once at the top of the grade. "
         f"A call that uses no CPU time for {idle:g} s (a sleep, or a pool whose child died) is "
         "stopped then. A test that runs out of time fails with a message naming the call, its "
         "input and the limit; it does not take the other tests down with it. These limits only "

@@ -158,7 +158,7 @@ def measure_reference(corpus: Path, text: str, repeat: int = 2) -> dict[str, flo
     with remote.connect(reference_dir()) as ref:
         train_s = min(time_training(ref, corpus) for _ in range(repeat))
         tok = ref.BPETokenizer(*encode_tokenizer_parts())
-        tok.encode(text[:1000])  # warm-up: the first call pays for imports
+        tok.encode(text[:1000])  # warm-up: a first call pays for lazy set-up (a pattern's compile)
         encode_s = min(time_encoding(ref, tok, text) for _ in range(repeat))
     return {"train": train_s, "encode": encode_s}
 
@@ -239,10 +239,10 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
 # import `bpe` (about 0.2 s of CPU each, measured on the catalogue's pool_spawn), so a pool of 16 on
 # a big machine is paid for as well as one of 2. They grow on a machine slower than the recording
 # one (and never shrink on a faster one).
-# A test's recorded time also holds the import of a fresh worker (about 0.1 s), which a call's does
-# not (remote.Session.request): that is why a call's factor is the larger. The reference's calls on
-# these small inputs take one to four /proc ticks (0.01-0.04 s), and a correct naive trainer (the
-# catalogue's slow_naive_trainer) takes up to ~70x that on one of them: CALL_FACTOR 100 leaves it
+# Neither a test's time nor a call's holds the submission's import (IMPORT_CPU_S below). A call's
+# factor is the larger because the reference's calls on these small inputs take one to four /proc
+# ticks (0.01-0.04 s), and a correct naive trainer (the catalogue's slow_naive_trainer) takes up to
+# ~70x that on one of them: CALL_FACTOR 100 leaves it
 # under a quarter of its limit, and a submission whose every call loops for ever grades in about 2x a
 # reference grade. `python bench/run.py --only limits` measures both, on the catalogue's slow rows
 # and on loop_forever.
@@ -256,6 +256,14 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
 # where correct but slow code uses up to ~70x the reference, run under their own budgets
 # (`bpe.kit.timeout`), not under these limits.
 TEST_FACTOR = 25.0
+# The submission's import is no test's time: every test's fresh worker imports it before the test's
+# limits start (remote.Session.prepare). It has a limit of its own, generous because a package may
+# rightly import a heavy library (a CS336 repository's tests/adapters.py imports torch: about 3.3 s
+# of CPU), scaled to the machine like the limits above. An import over IMPORT_NOTED_S is named once
+# in the report's header (grader/report.py): it costs no points, but the student waits for it once
+# per test; under it (the reference imports in about 0.1 s) it is not worth a line.
+IMPORT_CPU_S = 60.0
+IMPORT_NOTED_S = 1.0
 CALL_FACTOR = 100.0
 CALL_ALLOWANCE_S = 0.5
 CHILD_ALLOWANCE_S = 0.5
@@ -286,6 +294,10 @@ class PerTestLimits:
         """The limit of one call in this test, before its allowances."""
         ref = self._lookup(self.calls, key)
         return None if ref is None else CALL_FACTOR * ref * self.scale
+
+    def import_seconds(self) -> float:
+        """The CPU seconds the submission's import may use on this machine (never fewer than IMPORT_CPU_S)."""
+        return IMPORT_CPU_S * max(1.0, self.scale)
 
     def allowances(self) -> tuple[float, float]:
         """(CPU seconds per call, per process a call runs) on this machine."""

@@ -133,6 +133,25 @@ class ModuleDoesNotImport(GradingAbort):
         }
 
 
+class ImportTooSlow(ModuleDoesNotImport):
+    """Importing the submission used up the import's own CPU limit (remote.Session.import_cpu_limit):
+    no test is graded, and the report says so once. Never charged to a test as that test's slowness."""
+
+    def __init__(self, limit: str) -> None:
+        self.limit = limit
+        super().__init__(
+            "bpe",
+            None,
+            "too slow",
+            f"importing your bpe package used more than {limit} of CPU time, the import's own limit "
+            "(the top-level code of your modules and of what they import counts; is there an endless "
+            "loop or a long computation outside any function?)",
+        )
+
+    def verdict(self) -> str:
+        return f"not graded: your bpe package did not import within {self.limit} of CPU time"
+
+
 class StaffFileError(ValueError):
     """A file the course staff wrote (roster, late policy, overrides, LMS metadata) cannot be used as
     given; the message names the file and what is wrong, for one line on stderr."""

@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+from .calibration import IMPORT_NOTED_S
 from .checks.speed import margin
 from .scoring import NOT_GRADED, NOT_IN_CONTRACT, Scored
 
@@ -100,6 +101,24 @@ def banners(scored: list[Scored]) -> list[str]:
     return out
 
 
+def import_note(scored: list[Scored]) -> str | None:
+    """One line when importing the submission was slow (over calibration.IMPORT_NOTED_S): it is no
+    test's time, but the student waits for it once per test, and should know that it was not charged."""
+    slowest = max((s.imported for s in scored if s.imported), key=lambda x: x.get("cpu_s", 0), default=None)
+    if not slowest or slowest.get("cpu_s", 0) <= IMPORT_NOTED_S:
+        return None
+    return (
+        f"Importing your bpe package took {slowest['cpu_s']:.1f} s of CPU time, in every test's fresh "
+        f"process (not charged to any test; the import's own limit is {slowest['limit_s']:.0f} s)."
+    )
+
+
+def preamble(scored: list[Scored]) -> list[str]:
+    """The paragraphs said once, above the tests: the files that do not import, a slow import."""
+    note = import_note(scored)
+    return banners(scored) + ([note] if note else [])
+
+
 def _extra_data(s: Scored) -> dict:
     """What a test measured, and the fault it was charged for, as data (`extra_data`)."""
     extra = {}
@@ -136,7 +155,7 @@ def results_json(
     summary = f"Score: {_points(total)} / {_points(maximum)}."
     if not_impl:
         summary += f" {not_impl} test(s) reach code that is not implemented yet."
-    not_graded = banners(scored)
+    not_graded = preamble(scored)
     if not_graded:
         summary = "\n\n".join([*not_graded, summary])
     extra = {"isolation": isolation, "max_score": _points(maximum)}
@@ -315,7 +334,7 @@ def terminal(
     name_w = min(name_w, max([len(s.entry.name) for s in scored] + [4]))
     header = f"{'#':<6} {'test':<{name_w}} {'points':>9}  {'status':<{status_w}} {'time':>7}"
     lines = []
-    for banner in banners(scored):
+    for banner in preamble(scored):
         lines += [*_wrap(banner, width), ""]
     lines += [header, "-" * len(header)]
     for s in scored:

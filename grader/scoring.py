@@ -23,6 +23,8 @@ class Scored:
     # NOT_GRADED: the module that does not import (errors.ModuleDoesNotImport.data)
     not_imported: dict | None = None
     cause: dict = field(default_factory=dict)  # the diagnosed fault of a failure (grader/checks/diagnose.py)
+    # The submission's import as its workers measured it: {"cpu_s", "limit_s"} (no test's time)
+    imported: dict = field(default_factory=dict)
 
 
 def score(
@@ -78,4 +80,7 @@ def score(
             status = "failed"
         cause = first.get("cause") or {}
         results.append(Scored(entry, status, 0, feedback, output, duration, figures, cause=cause))
+    for s in results:
+        imports = [r["import"] for r in records if s.entry.covers(r["nodeid"]) and r.get("import")]
+        s.imported = max(imports, key=lambda x: x.get("cpu_s", 0), default={})
     return results

@@ -81,6 +81,7 @@ class WorkerProcess:
         self.dead_reason: str | None = None
         self.imported = False  # the worker says "ready", then imports the submission, then "imported"
         self.census: object = None  # ...with its stub census (worker.stub_census), checked by remote.py
+        self.import_cpu_s = 0.0  # its CPU seconds when it said "imported" (remote.Session._await_import)
         # While set: the worker tree's CPU seconds (as `cpu_seconds()` reads them) at which the
         # pending call is stopped. CPU time, unlike wall time, barely moves with the machine's
         # load, so a run stopped here is stopped on every machine, at the same point of its work.
@@ -358,9 +359,20 @@ class WorkerProcess:
         text = self.output.decode("utf-8", errors="replace")
         # `unshare` reports its child's violent death on the same pipe; that is not the student's.
         text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("unshare: "))
+        text = as_a_terminal_shows(text)
         if self.output_dropped:
             text += f"\n[... {self.output_dropped} more bytes of output not shown]"
         return text
+
+
+def as_a_terminal_shows(text: str) -> str:
+    """Each line as a terminal leaves it: a progress bar redrawn with carriage returns (tqdm's) keeps
+    its last state, not every frame; what is kept is the student's output, never the grader's words."""
+    lines = []
+    for line in text.split("\n"):
+        frames = line.split("\r")
+        lines.append(next((f for f in reversed(frames) if f), ""))
+    return "\n".join(lines)
 
 
 def _signal(pid: int, sig: int) -> None:

@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..calibration import IMPORT_CPU_S, IMPORT_NOTED_S
 from ..errors import (
     BadReply,
     CallStalled,
     CallTimeout,
     CpuLimitExceeded,
     GradingAbort,
+    ImportTooSlow,
     ModuleDoesNotImport,
     WorkerCrashed,
 )
@@ -53,6 +55,10 @@ __all__ = [
 ]
 
 DEFAULT_CALL_TIMEOUT = 60.0
+# The import's own limit (calibration.IMPORT_CPU_S, scaled to the machine by the plugin) is CPU time
+# like every limit here; its wall-clock backstop only stops an import that waits.
+IMPORT_WALL_FACTOR = 3.0
+IMPORT_WALL_SLACK_S = 30.0
 ITER_BATCH = 4096
 # An iterator from the submission (encode_iterable's generator) is pulled until it ends or has given
 # more items than its call's input could honestly give: a token covers at least one byte, so no
@@ -75,13 +81,16 @@ class RemoteError(Exception):
         self.remote_message = message
         self.student_traceback = student_traceback
         self.child_failure: str | None = None  # how a child process it started failed, if one did
+        self.call: str | None = None  # the call that raised it, in words (call_words.describe_call)
 
     def __str__(self) -> str:
         return self.remote_message
 
     def feedback(self) -> str:
-        """The exception as a student should read it: type, message, then where in their code."""
-        text = self.remote_type + (f": {self.remote_message}" if self.remote_message else "")
+        """The exception as a student should read it: the call that raised it (its arguments
+        summarised), type, message, then where in their code."""
+        text = f"{self.call or 'Your code'} raised {self.remote_type}"
+        text += f": {self.remote_message}" if self.remote_message else ""
         if isinstance(self, MemoryError):
             text += f" (your code hit the memory limit of {Limits().memory_bytes // 2**30} GiB)"
         if self.child_failure and self.child_failure not in text:
@@ -127,6 +136,7 @@ def rebuild_exception(info: dict) -> RemoteError | ModuleDoesNotImport:
         exc = cls.__new__(cls)
         exc.args = (message,)
         exc.remote_message, exc.student_traceback = message, tb
+        exc.child_failure = exc.call = None
     return exc
 
 
@@ -244,6 +254,13 @@ class Session:
         self.last_call = CallStats(0.0, 0.0)
         self._ids = 0
         self.finished_output = ""
+        # The import of the submission, which every fresh worker makes (so every test): no test's
+        # time, under a limit of its own (set by the plugin, scaled like the others). The slowest
+        # import seen, for the report's header; and, once one used up its limit, that limit's words:
+        # every later call then raises ImportTooSlow without starting a worker.
+        self.import_cpu_limit = IMPORT_CPU_S
+        self.import_cpu_s = 0.0
+        self.import_failure: str | None = None
         self.census = Census()  # read from the first worker that imports the submission
 
     @property
@@ -295,6 +312,61 @@ class Session:
         finally:
             self.call_timeout, self._explicit_timeout, self.cpu_limit = previous
 
+    def prepare(self) -> None:
+        """Before a test: its worker started and the submission imported, outside the test's limits
+        (its wall-clock ones too). A failure other than ImportTooSlow is left for the test's first
+        call to meet again, in words that name that call."""
+        if self.import_failure is not None or self.census.stubs:
+            # A submission with stubs left (Census) may need no worker in this test at all; its
+            # first call, if any, imports under the same limit, still charged to no test.
+            return
+        try:
+            self._await_import(self.current())
+        except GradingAbort:
+            pass
+
+    def _await_import(self, worker: WorkerProcess, what: str | None = None) -> None:
+        """Until a fresh worker has imported the submission, under the import's own CPU limit: no
+        test or call pays for it (a package whose tests import torch spends seconds there, and each
+        test's worker imports afresh), and a test's wall-clock deadline moves by the time it took."""
+        if worker.imported:
+            return
+        started = time.monotonic()
+        worker.child_allowance, worker.max_children = 0.0, 0
+        worker.cpu_cap = self.import_cpu_limit  # since the worker started: Python's start-up, then the import
+        worker.begin_call()
+        try:
+            worker.wait_imported(started + IMPORT_WALL_FACTOR * self.import_cpu_limit + IMPORT_WALL_SLACK_S)
+        except CpuLimitExceeded:
+            self.retire()
+            self.import_failure = _cpu(self.import_cpu_limit)
+            raise ImportTooSlow(self.import_failure) from None
+        except GradingAbort as exc:
+            worker.drain_output()
+            child = child_failure(worker.output.decode("utf-8", "replace"))
+            samples = list(worker.cpu_samples)
+            self.retire()
+            words = "importing your bpe package" + (f" (before {what})" if what else "")
+            raise self._explain(exc, words, time.monotonic() - started, child, None, samples) from None
+        finally:
+            worker.cpu_cap = None
+        worker.import_cpu_s = worker.cpu_seconds()
+        if self.census.stubs is None:
+            self.census = Census.read(worker.census)
+        self.import_cpu_s = max(self.import_cpu_s, worker.import_cpu_s)
+        if self.test_deadline is not None:
+            self.test_deadline += time.monotonic() - started
+
+    def child_allowance(self) -> float:
+        """CPU seconds each process a call runs earns it: the allowance, plus the submission's
+        import when it is slow (a spawned pool child imports the package again; a fast import is
+        paid by the allowance)."""
+        return self.test_cpu_per_child + self._slow_import()
+
+    def _slow_import(self) -> float:
+        """The slowest import seen, when over IMPORT_NOTED_S (else 0): the report names it too."""
+        return self.import_cpu_s if self.import_cpu_s > IMPORT_NOTED_S else 0.0
+
     def retire(self) -> None:
         """After a crash: keep its output for the test's feedback, start afresh next call."""
         if self.worker is not None:
@@ -305,7 +377,10 @@ class Session:
     # -- one exchange ----------------------------------------------------------------------------
     def request(self, op: str, *, on_batch=None, meter=False, what: str | None = None, **fields) -> Any:
         """One exchange. `what` names the call (`describe_call`) for the words of a timeout."""
+        if self.import_failure is not None:
+            raise ImportTooSlow(self.import_failure)
         worker = self.current()
+        self._await_import(worker, what or f"the call into your code ({op})")
         self._ids += 1
         message = {"id": self._ids, "op": op, **fields}
         if self.cores is not None:
@@ -326,24 +401,13 @@ class Session:
                 call_room = self.call_cpu_limit + self.test_cpu_per_call
         elif self.cpu_limit is not None:
             explicit_room = self.cpu_limit
-        call_capped = False  # which limit stops this call: its own, or the test's
-        cpu_call = cpu0  # where the call's own CPU time starts (after the import, see below)
-        worker.child_allowance = self.test_cpu_per_child if test_capped else 0.0
+        worker.child_allowance = self.child_allowance() if test_capped else 0.0
         worker.max_children = 0 if self._explicit_timeout else self.test_max_children
-        importing = not worker.imported
         sampler = _RssSampler(worker.pid) if meter else None
         worker.begin_call()
         try:
-            # A fresh worker imports the submission after saying it is ready: that import is the
-            # test's time (under its limit), but no part of the call's own.
-            worker.cpu_cap = _lowest(test_cap, None if explicit_room is None else cpu0 + explicit_room)
-            worker.wait_imported(deadline)
-            if self.census.stubs is None:
-                self.census = Census.read(worker.census)
-            importing = False
-            cpu_call, wall0 = worker.cpu_seconds(), time.perf_counter()
             worker.cpu_cap = _lowest(
-                test_cap, *(None if room is None else cpu_call + room for room in (call_room, explicit_room))
+                test_cap, *(None if room is None else cpu0 + room for room in (call_room, explicit_room))
             )
             call_capped = call_room is not None and worker.cpu_cap < test_cap
             worker.send(message, deadline)
@@ -359,8 +423,6 @@ class Session:
             samples, children = list(worker.cpu_samples), worker.children_counted()
             self.retire()
             what = what or f"the call into your code ({op})"
-            if importing:  # it never got to the call
-                what = f"importing your bpe package (before {what})"
             capped = "call" if call_capped else "test" if test_capped else None
             raise self._explain(exc, what, deadline - start, child, capped, samples, children) from None
         finally:
@@ -369,7 +431,7 @@ class Session:
                 sampler.stop()
             if self.worker is worker:
                 cpu_end = worker.cpu_seconds()
-                self.last_call = CallStats(time.perf_counter() - wall0, max(0.0, cpu_end - cpu_call))
+                self.last_call = CallStats(time.perf_counter() - wall0, max(0.0, cpu_end - cpu0))
                 if not self._explicit_timeout:
                     self.test_cpu_used += max(0.0, cpu_end - cpu0)
                     self.test_slowest_call = max(self.test_slowest_call, self.last_call.cpu_s)
@@ -385,6 +447,8 @@ class Session:
             if type(info) is not dict:
                 raise BadReply("the worker sent a malformed error")
             exc = rebuild_exception(info)
+            if isinstance(exc, RemoteError) and op in ("call", "stream", "next"):
+                exc.call = what
             worker.drain_output()
             exc.child_failure = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
             if issubclass(type(exc), MemoryError):  # the process may be unusable after this
@@ -398,19 +462,19 @@ class Session:
         if "fatal" in reply:
             reason = str(self._decode(reply["fatal"], worker))[:500]
             self.retire()
-            raise WorkerCrashed(f"your code raised {reason}, which ends the process running it")
+            raise WorkerCrashed(f"{what or 'your code'} raised {reason}, which ends the process running it")
         self.retire()
         raise BadReply("the worker sent a reply of unknown kind")
 
     def test_cpu_allowed(self) -> float:
         """CPU seconds the test's calls may use so far (see calibration.PerTestLimits)."""
         # At least one allowance, even before the first call: the test's first exchange may be an
-        # attribute read, and it may pay for what the reference's recorded time leaves out (the
-        # submission's import, a first compile); a recorded 0.00 s must not be a limit of 0.
+        # attribute read, and it may pay for what the reference's recorded time leaves out (a first
+        # compile); a recorded 0.00 s must not be a limit of 0.
         return (
             (self.test_cpu_limit or 0.0)
             + self.test_cpu_per_call * max(1, self.test_calls)
-            + self.test_cpu_per_child * self.test_children
+            + self.child_allowance() * self.test_children
         )
 
     def _explain(
@@ -425,8 +489,10 @@ class Session:
     ) -> GradingAbort:
         """The same failure, in words that name the call, its input and its limit, and say how a
         child process it started failed (when one did): never a bare "did not answer"."""
-        ran = self.test_cpu_per_child * children  # the allowance of the processes it ran
+        ran = self.child_allowance() * children  # the allowance of the processes it ran
         runs = f"; it ran {children} more process{'es' if children > 1 else ''}" if children else ""
+        if runs and self._slow_import():
+            runs += f", each also allowed the {_cpu(self._slow_import())} your package takes to import"
         if isinstance(exc, CpuLimitExceeded) and capped == "call":
             text = (
                 f"{what} did not answer in time: stopped when it had used its limit of "

@@ -52,7 +52,7 @@ def failing_example(exc) -> str | None:
 def _classify(exc, excinfo) -> tuple[str, str]:
     remote = _remote_text(exc)
     if remote is not None:
-        return "failed", "Your code raised " + remote
+        return "failed", remote
     if isinstance(exc, GradingAbort):
         return "failed", str(exc)
     if isinstance(exc, AssertionError):
@@ -149,6 +149,8 @@ def merge(records: list[dict]) -> list[dict]:
             seen.update(status=rec["status"], feedback=rec["feedback"], cause=rec.get("cause") or {})
             if "not_imported" in rec:
                 seen["not_imported"] = rec["not_imported"]
+        if (rec.get("import") or {}).get("cpu_s", 0) > (seen.get("import") or {}).get("cpu_s", 0):
+            seen["import"] = rec["import"]
         if rec["output"] and rec["output"] not in seen["output"]:
             seen["output"] += rec["output"]
     return list(merged.values())

@@ -112,6 +112,9 @@ def bpe(request):
         output = ""
         try:
             session = Session(parent, options)
+            limits = config.stash.get(_LIMITS, None)
+            if limits is not None:
+                session.import_cpu_limit = limits.import_seconds()
             try:
                 session.current()  # a sandbox that cannot start is the grader's problem: stop
             except BaseException:
@@ -122,6 +125,8 @@ def bpe(request):
         proxy = RemoteBpe(session)
         proxy.kit.contract = config.getoption("--contract")
     config.stash[_SESSION] = session
+    if session is not None:
+        session.prepare()  # the first test's worker imports the submission before the test starts
     yield proxy
     config.stash[_SESSION] = None
     proxy.kit.close()
@@ -149,6 +154,7 @@ _CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the test's own limit (c
 _CALL_CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the limit of each of its calls
 _ALLOWANCES = pytest.StashKey[tuple]()  # (CPU seconds per call, per process a call runs)
 _TIMES = pytest.StashKey[dict]()
+_LIMITS = pytest.StashKey[object]()  # calibration.PerTestLimits, when the tests have CPU limits
 
 
 def times_key(item) -> str:
@@ -166,6 +172,7 @@ def pytest_collection_modifyitems(config, items):
         from ..calibration import per_test_limits
 
         limits = per_test_limits()
+        config.stash[_LIMITS] = limits
     for item in items:
         budget = _test_timeout(item)
         if budget:
@@ -179,6 +186,16 @@ def pytest_collection_modifyitems(config, items):
             item.stash[_CALL_CPU] = (call_cpu, limits.call_basis(times_key(item)))
         if limits is not None:
             item.stash[_ALLOWANCES] = limits.allowances()
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item):
+    """Before the test's clocks start (pytest-timeout's among them: this wrapper runs outside it),
+    its worker imports the submission under the import's own limit (remote.Session.prepare)."""
+    session = _session(item)
+    if session is not None:
+        session.prepare()
+    yield
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -213,6 +230,8 @@ def pytest_runtest_makereport(item, call):
         item.stash[_OUTPUT] = item.stash.get(_OUTPUT, "") + session.recycle()
     if test_over or call.when == "teardown":
         record = outcome.record(item, report, call, item.stash.get(_OUTPUT, ""))
+        if record is not None and session is not None:
+            record["import"] = {"cpu_s": round(session.import_cpu_s, 2), "limit_s": session.import_cpu_limit}
         if record is not None:
             item.config.stash[_RECORDS].append(record)
             _journal(item.config, {"record": record})

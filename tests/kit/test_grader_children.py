@@ -130,7 +130,9 @@ def test_a_child_failure_is_the_feedback(graded, name, words):
 @pytest.mark.slow
 def test_a_timeout_names_the_call_its_input_and_its_limit(graded):
     train = graded["test_train_forever"]["output"]
-    assert "train_bpe(a file of 1,000 bytes, 300, special_tokens=['<|endoftext|>'])" in train, train
+    assert "train_bpe(a file of 1,000 bytes, vocab_size=300, special_tokens=['<|endoftext|>'])" in train, (
+        train
+    )
     # the limit is the test's 3 s, less what the test spent before the call
     assert re.search(r"did not answer in time: stopped after [23]\.\d s of wall-clock time", train), train
     encode = graded["test_encode_forever"]["output"]
@@ -158,8 +160,10 @@ def test_describe_call_shows_short_values_and_sizes_long_ones(tmp_path):
     path = tmp_path / "f.txt"
     path.write_bytes(b"x" * 2048)
     assert describe_call("train_bpe", [Path(path), 500], {"special_tokens": []}) == (
-        "train_bpe(a file of 2,048 bytes, 500, special_tokens=[])"
+        "train_bpe(a file of 2,048 bytes, vocab_size=500, special_tokens=[])"
     )
+    assert describe_call("CharBPE.train", ["low lower", 4], {}) == "CharBPE.train('low lower', num_merges=4)"
+    assert describe_call("unknown", [1, 2], {}) == "unknown(1, 2)"  # no names it does not know
     assert describe_call("BPETokenizer.encode", ["a" * 100], {}) == "BPETokenizer.encode(text of 100 chars)"
     chunks = {"i": ["ab", "cde"]}
     assert describe_call("BPETokenizer.encode_iterable", [iter([])], {}, [chunks]) == (

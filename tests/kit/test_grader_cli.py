@@ -78,7 +78,9 @@ def test_results_json_follows_gradescope_schema(graded):
     tests = by_name(results)
     assert tests["test_trains"]["score"] == 2 and tests["test_trains"]["output"] == ""
     assert "Right contains one more item: 7" in tests["test_merge_wrong"]["output"]
-    assert tests["test_unknown_id"]["output"].startswith("Your code raised ValueError: unknown id 42")
+    assert tests["test_unknown_id"]["output"].startswith(
+        "CharBPE.decode([42]) raised ValueError: unknown id 42"
+    )
     assert 'File "bpe/__init__.py"' in tests["test_unknown_id"]["output"]
     assert tests["test_stub"]["output"].startswith("Not implemented yet")
     assert "ignored" not in tests["test_stub"]["output"]

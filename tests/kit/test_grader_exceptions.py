@@ -23,7 +23,9 @@ def test_builtin_exception_is_catchable_as_itself_and_as_remote_error():
     assert isinstance(exc, RemoteError)
     assert str(exc) == "boom"
     assert 'bpe/x.py", line 3' in exc.student_traceback
-    assert exc.feedback().startswith("ValueError: boom\n")
+    assert exc.feedback().startswith("Your code raised ValueError: boom\n")
+    exc.call = "train_bpe(a file of 911 bytes, vocab_size=300, special_tokens=[])"  # set by the call
+    assert exc.feedback().startswith(f"{exc.call} raised ValueError: boom\nRaised at (your code")
 
 
 def test_custom_exception_maps_to_its_nearest_builtin_ancestor():

@@ -100,3 +100,21 @@ def test_unlisted_tests_are_an_error(tmp_path):
     with pytest.raises(RubricError, match=r"no entry for test_p\.py::test_c"):
         score(entries, [rec("test_p.py::test_c"), rec("test_p.py::test_a")])
     assert len(score(entries, [rec("test_p.py::test_c")], allow_unlisted=True)) == 2
+
+
+@pytest.mark.parametrize(("cpu_s", "said"), [(3.4, True), (0.12, False)])
+def test_a_slow_import_is_said_once_above_the_tests_and_costs_nothing(tmp_path, cpu_s, said):
+    """Each record carries its worker's import time (no test's time); the header names a slow one."""
+    from grader import report
+
+    entries = load(write(tmp_path, GOOD))
+    records = [dict(rec("test_p.py::test_a"), **{"import": {"cpu_s": cpu_s, "limit_s": 60.0}})]
+    records.append(dict(rec("test_p.py::test_b"), **{"import": {"cpu_s": 0.1, "limit_s": 60.0}}))
+    scored = score(entries, records)
+    assert [s.score for s in scored] == [3, 2.5]
+    line = f"Importing your bpe package took {cpu_s:.1f} s of CPU time"
+    summary = report.results_json(scored, execution_time=1, isolation="test")["output"]
+    terminal = report.terminal(scored, width=200)
+    assert (line in summary, terminal.count(line)) == (said, int(said))
+    if said:
+        assert "(not charged to any test; the import's own limit is 60 s)" in summary

@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 KIT_ROOT = HERE.parents[1]
 CATALOGUE = HERE / "catalogue.toml"
-KINDS = ("mutant", "variant", "hostile", "slow")
+KINDS = ("mutant", "variant", "hostile", "slow", "harmless")
 _PLACEHOLDER = re.compile(r"@[A-Z][A-Z_]*@")
 ATTACK_IMPORT = "\nfrom . import _attack  # noqa: E402,F401  (catalogue: hostile entry)\n"
 
@@ -90,8 +90,8 @@ def load(path: Path = CATALOGUE) -> list[Entry]:
             raise CatalogueError(f"{where}: kind must be one of {KINDS}")
         if entry.name in seen:
             raise CatalogueError(f"{where}: duplicate name")
-        if entry.kind == "variant" and (entry.fails or entry.collateral):
-            raise CatalogueError(f"{where}: a variant must fail nothing")
+        if entry.kind in ("variant", "harmless") and (entry.fails or entry.collateral):
+            raise CatalogueError(f"{where}: a {entry.kind} must fail nothing")
         if entry.kind in ("mutant", "slow") and not entry.fails:
             raise CatalogueError(f"{where}: a {entry.kind} must name the tests it fails")
         if not entry.why.strip() or "\n" in entry.why.strip():
