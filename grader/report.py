@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+from .charges import CAP, SAME_CAUSE
 from .checks.speed import margin
 from .scoring import NOT_GRADED, NOT_IN_CONTRACT, Scored
 
@@ -38,29 +39,24 @@ def _points(x: float) -> float | int:
 
 
 def same_cause(scored: list[Scored]) -> dict[int, Scored]:
-    """{index of a failed test: the earlier failed test (in rubric order) with the same diagnosed
-    cause}. The first test names the fault; each later one points back to it. Every failed test
-    still costs its own points (assignment/README.md, "One fault, several tests")."""
-    first: dict[str, Scored] = {}
-    earlier: dict[int, Scored] = {}
-    for k, s in enumerate(scored):
-        key = (s.cause or {}).get("key") if s.status == "failed" else None
-        if not key:
-            continue
-        if key in first:
-            earlier[k] = first[key]
-        else:
-            first[key] = s
-    return earlier
+    """{index of a failed test: the earlier test (in rubric order) that names the same cause}, as
+    grader/charges.py decided it. The first test names the fault in full; each later one says
+    "same cause as N" in one line."""
+    by_number = {s.entry.number: s for s in scored}
+    return {k: by_number[s.same_as] for k, s in enumerate(scored) if s.same_as in by_number}
 
 
 def _same_cause_line(s: Scored, first: Scored) -> str:
-    where = s.cause.get("where")
     summary = first.cause.get("summary") or s.cause.get("summary") or ""
-    line = f"Same cause as {first.entry.number}" + (f": {summary}" if summary else "") + "."
-    if where:
-        line += f" The fault is in {where}; fix it there first (see {first.entry.number})."
-    return line
+    if summary[1:2].islower():  # inside the sentence: "(your pretokenize ...)", "(BPETokenizer ...)"
+        summary = summary[0].lower() + summary[1:]
+    line = f"Same cause as {first.entry.number}" + (f" ({summary})" if summary else "")
+    if s.status == SAME_CAUSE:
+        return line + f"; not charged here: one fault costs at most {CAP} points."
+    if s.cause.get("one_fault"):
+        return line + f"; charged here, up to {CAP} points for this fault in all."
+    where = s.cause.get("where")
+    return line + "." + (f" Fix {where} first." if where else "")
 
 
 def test_output(s: Scored, same_as: Scored | None) -> str:
@@ -106,6 +102,9 @@ def _extra_data(s: Scored) -> dict:
         extra["figures"] = s.figures
     if (s.cause or {}).get("key"):
         extra["cause"] = {"key": s.cause["key"], "where": s.cause.get("where", "")}
+    if s.same_as:
+        extra["same_cause_as"] = s.same_as
+        extra["charged"] = s.status != SAME_CAUSE
     return {"extra_data": extra} if extra else {}
 
 
@@ -293,9 +292,14 @@ def terminal(
             lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
             if s.output:
                 lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
+        elif k in earlier:  # the first test of this cause said it all: one line (and any output)
+            said = _same_cause_line(s, earlier[k])
+            lines += ["", *_wrap(f"--- {s.entry.number}: {said[0].lower()}{said[1:]}", width)]
+            if s.output:
+                lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
         elif s.status not in ("passed", NOT_IN_CONTRACT):
             lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
-            lines += _wrap(test_output(s, earlier.get(k)).rstrip(), width)
+            lines += _wrap(test_output(s, None).rstrip(), width)
     lines.append("")
     for line in total_line(scored, scope):
         lines += _wrap(line, width)

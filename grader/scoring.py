@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .charges import charge
 from .errors import RubricError
 from .rubric import Entry, number_key
 
@@ -14,7 +15,7 @@ NOT_GRADED = "not graded"  # a module the test needs does not import (0 points, 
 @dataclass
 class Scored:
     entry: Entry
-    status: str  # passed | failed | not implemented | skipped | not run | NOT_IN_CONTRACT | NOT_GRADED
+    status: str  # passed | failed | not implemented | skipped | not run | NOT_IN_CONTRACT | NOT_GRADED | SAME_CAUSE
     score: float
     feedback: str
     output: str
@@ -23,12 +24,14 @@ class Scored:
     # NOT_GRADED: the module that does not import (errors.ModuleDoesNotImport.data)
     not_imported: dict | None = None
     cause: dict = field(default_factory=dict)  # the diagnosed fault of a failure (grader/checks/diagnose.py)
+    same_as: str | None = None  # the number of the earlier test that names the same cause (grader/charges.py)
 
 
 def score(
     entries: list[Entry], records: list[dict], *, partial_run: bool = False, allow_unlisted: bool = False
 ) -> list[Scored]:
-    """All-or-nothing points per rubric entry (every case of a parametrized test must pass).
+    """All-or-nothing points per rubric entry (every case of a parametrized test must pass), then
+    one charge per cause (grader/charges.py).
 
     A collected test missing from the rubric is an error (the rubric must say what it is worth);
     an entry whose test did not run scores 0, except in a partial run (`--tests`), where it is left
@@ -78,4 +81,4 @@ def score(
             status = "failed"
         cause = first.get("cause") or {}
         results.append(Scored(entry, status, 0, feedback, output, duration, figures, cause=cause))
-    return results
+    return charge(results)

@@ -4,8 +4,10 @@
 
 grades every non-hostile row on the whole graded suite (jailed, like the tests do) and writes
 `kill_matrix.md`: one row per submission, one column per rubric number, `x` where it loses the
-points. The kit's tests compare their own gradings with this file, and this file with
-catalogue.toml, so an expectation, a grade and the record of both can never drift apart silently.
+points, `~` where it fails but keeps them (the same cause as an earlier test, past the cap of what
+one fault costs: grader/charges.py), and the points it loses in all. The kit's tests compare their
+own gradings with this file, and this file with catalogue.toml (the cap included), so an
+expectation, a grade and the record of both can never drift apart silently.
 """
 
 from __future__ import annotations
@@ -25,9 +27,13 @@ MATRIX = HERE / "kill_matrix.md"
 HEADER = (
     "# Kill matrix\n\nWritten by `python tests/submissions/kill_matrix.py` from full gradings "
     "(`python -m grader grade`, every rubric test).\n`x` = the submission loses that test's "
-    "points, `.` = it keeps them. Checked against catalogue.toml (test_catalogue_build.py) and fresh "
+    "points, `.` = it keeps them, `~` = it fails, but keeps them: the same cause as an earlier test, "
+    "past the cap of what one fault costs (grader/charges.py). `lost` = the points it loses in all. "
+    "Checked against catalogue.toml (test_catalogue_build.py) and fresh "
     "gradings (test_catalogue_matrix.py).\n\n"
 )
+LOST = "lost"
+NOT_CHARGED = "~"
 
 
 def rubric_entries():
@@ -37,32 +43,57 @@ def rubric_entries():
     return rubric.load(DEFAULT_RUBRIC)
 
 
-def failed_numbers(results: dict) -> dict[str, bool]:
-    """rubric number -> True if that test lost points."""
-    return {t["number"]: t["score"] < t["max_score"] for t in results["tests"]}
+def cells_of(results: dict) -> dict[str, str]:
+    """rubric number -> `x` (lost points), `~` (failed, not charged) or `.`; and LOST -> the points lost."""
+    cells = {}
+    for t in results["tests"]:
+        charged = t["score"] < t["max_score"]
+        same = t.get("extra_data", {}).get("charged") is False
+        cells[t["number"]] = "x" if charged else (NOT_CHARGED if same else ".")
+    lost = sum(t["max_score"] - t["score"] for t in results["tests"])
+    cells[LOST] = f"{lost:g}"
+    return cells
 
 
-def render(rows: dict[str, dict[str, bool]], numbers: list[str]) -> str:
-    lines = ["| submission | " + " | ".join(numbers) + " |", "|---|" + "---|" * len(numbers)]
+def render(rows: dict[str, dict[str, str]], numbers: list[str]) -> str:
+    lines = [
+        "| submission | " + " | ".join(numbers) + f" | {LOST} |",
+        "|---|" + "---|" * (len(numbers) + 1),
+    ]
     for name in rows:
-        cells = ["x" if rows[name].get(n) else ("." if n in rows[name] else "?") for n in numbers]
+        cells = [rows[name].get(n, "?") for n in [*numbers, LOST]]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return HEADER + "\n".join(lines) + "\n"
 
 
-def parse(text: str) -> tuple[list[str], dict[str, dict[str, bool]]]:
-    """Back from the Markdown table: (rubric numbers, {name: {number: failed}})."""
-    rows: dict[str, dict[str, bool]] = {}
+def parse_cells(text: str) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """Back from the Markdown table: (rubric numbers, {name: {number or LOST: cell}})."""
+    rows: dict[str, dict[str, str]] = {}
     numbers: list[str] = []
     for line in text.splitlines():
         if not line.startswith("| ") or line.startswith("|---"):
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells[0] == "submission":
-            numbers = cells[1:]
+            numbers = [c for c in cells[1:] if c != LOST]
+            heads = cells[1:]
             continue
-        rows[cells[0]] = {n: c == "x" for n, c in zip(numbers, cells[1:]) if c in ("x", ".")}
+        rows[cells[0]] = dict(zip(heads, cells[1:]))
     return numbers, rows
+
+
+def parse(text: str) -> tuple[list[str], dict[str, dict[str, bool]]]:
+    """(rubric numbers, {name: {number: lost its points}})."""
+    numbers, rows = parse_cells(text)
+    return numbers, {
+        name: {n: c == "x" for n, c in cells.items() if n != LOST and c in ("x", ".", NOT_CHARGED)}
+        for name, cells in rows.items()
+    }
+
+
+def points_lost(text: str) -> dict[str, float]:
+    """{name: the points the row loses in all}."""
+    return {name: float(cells[LOST]) for name, cells in parse_cells(text)[1].items() if LOST in cells}
 
 
 def grade_full(entry: catalogue.Entry, work: Path) -> dict:
@@ -82,18 +113,19 @@ def main(argv=None) -> int:
     if args.only:
         entries = [e for e in entries if e.name in args.only]
     numbers = [e.number for e in rubric_entries()]
-    old_rows = parse(MATRIX.read_text())[1] if MATRIX.exists() else {}
+    old_rows = parse_cells(MATRIX.read_text())[1] if MATRIX.exists() else {}
     with tempfile.TemporaryDirectory(prefix="kill-matrix-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
         futures = {e.name: pool.submit(grade_full, e, Path(tmp)) for e in entries}
         fresh, broken = {}, []
         for name, fut in futures.items():
             try:
-                fresh[name] = failed_numbers(fut.result())
+                fresh[name] = cells_of(fut.result())
             except (Exception, SystemExit) as e:  # one broken row must not lose the others
                 broken.append(name)
                 print(f"{name}: NOT GRADED: {e}", file=sys.stderr, flush=True)
                 continue
-            print(name, " ".join(n for n, bad in fresh[name].items() if bad) or "-", flush=True)
+            lost = " ".join(n for n, c in fresh[name].items() if c == "x") or "-"
+            print(name, lost, f"({fresh[name][LOST]} points)", flush=True)
     order = [e.name for e in catalogue.load() if e.kind != "hostile"]
     rows = {n: fresh.get(n, old_rows.get(n, {})) for n in order if n in fresh or n in old_rows}
     MATRIX.write_text(render(rows, numbers))

@@ -1,0 +1,54 @@
+"""Is a wrong list of merges explained by the tie-break alone?
+
+A wrong tie-break makes nearly every list of merges wrong, so one fault fails every training test.
+The grade charges such a fault up to a cap (grader/charges.py), but only when it is proven to be
+the ONLY fault of that output: otherwise a second bug could hide behind the first one's cap. The
+proof is a replay of the student's own merges on the contract's pre-tokens: each merge must be a
+most frequent pair at its step (given the student's own merges before it), and training must stop
+where the contract says. Then the merges are a correct BPE whose ties went another way, and
+nothing else.
+"""
+
+from __future__ import annotations
+
+from grader.checks import golden
+from grader.checks.messages import first_difference
+
+TIE_BREAK = {
+    "key": "tie-break",
+    "where": "train_bpe",
+    "summary": "ties broken another way in train_bpe",
+    "one_fault": True,
+}
+
+
+def merge_fault(case: golden.TrainCase, specials: list[str], got: list) -> dict | None:
+    """The tie-break cause (data) when it alone explains `got`; None otherwise."""
+    expected = case.merges
+    k = first_difference(expected, got)
+    if k is None or k >= len(expected) or k >= len(got):
+        return None
+    step = case.diagnostics().steps[k]
+    n = step.counts.get(tuple(got[k]))
+    if n != step.top and not (n is None and step.others == step.top):
+        return None  # not even the first difference is a tie: cheap to rule out before a replay
+    if not only_ties_differ(case.corpus_text(), specials, got, len(expected), case.stops_early):
+        return None
+    return dict(TIE_BREAK)
+
+
+def only_ties_differ(text: str, specials: list[str], got: list, length: int, stops_early: bool) -> bool:
+    """True when every merge of `got` is a most frequent pair at its step on the contract's
+    pre-tokens of `text`, and `got` stops where a correct trainer must: after `length` merges, or,
+    for a case that runs out of pairs, when no pair is left."""
+    from grader.oracles.trainer import Replay
+
+    if not stops_early and len(got) != length:
+        return False
+    replay = Replay(text, specials)
+    for pair in got:
+        counts = replay.counts()
+        if not counts or counts.get(tuple(pair)) != max(counts.values()):
+            return False
+        replay.apply(tuple(pair))
+    return not stops_early or not replay.counts()

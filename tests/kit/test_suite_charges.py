@@ -1,0 +1,100 @@
+"""One cause, one charge (grader/charges.py): a proven fault costs at most CAP points, a second
+fault is charged on its own, and the report names the cause once, then "same cause as N"."""
+
+from __future__ import annotations
+
+from grader import scoring
+from grader.charges import CAP, SAME_CAUSE, charge
+from grader.checks.merge_fault import TIE_BREAK, only_ties_differ
+from grader.oracles.trainer import Rules, train
+from grader.report import results_json, terminal
+from grader.rubric import Entry
+
+CRASH = {"key": "raised ValueError at 0123", "where": "", "summary": "your code raised ValueError"}
+
+
+def _failed(number: str, points: int, cause: dict, status: str = "failed") -> scoring.Scored:
+    entry = Entry(
+        f"test_part2.py::test_{number.replace('.', '_')}", number, f"test {number}", 2, points, "visible"
+    )
+    score = points if status == "passed" else 0
+    return scoring.Scored(entry, status, score, f"the full story of {number}", "", 0.1, {}, cause=dict(cause))
+
+
+def _lost(scored) -> int:
+    return sum(s.entry.points - s.score for s in scored)
+
+
+def test_a_proven_fault_costs_at_most_the_cap_its_first_test_in_full():
+    scored = charge([_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 10)])
+    assert _lost(scored) == 9 <= CAP  # 3 + 3 + 3; a fourth test would pass the cap
+    assert [s.status for s in scored] == ["failed"] * 3 + [SAME_CAUSE] * 4
+    assert all(s.same_as == "2.3" for s in scored[1:]) and scored[0].same_as is None
+    big = charge([_failed("2.3", 12, TIE_BREAK), _failed("2.4", 2, TIE_BREAK)])
+    assert _lost(big) == 12  # the test that names the fault is charged in full, even past the cap
+
+
+def test_an_unproven_cause_is_named_once_but_charged_in_every_test():
+    scored = charge([_failed(f"2.{k}", 3, CRASH) for k in range(3, 10)])
+    assert _lost(scored) == 21 and all(s.status == "failed" for s in scored)
+    assert [s.same_as for s in scored] == [None] + ["2.3"] * 6
+    half = charge(
+        [
+            _failed("2.3", 5, TIE_BREAK),
+            *(_failed(f"2.{k}", 5, {**TIE_BREAK, "one_fault": False}) for k in (4, 5)),
+        ]
+    )
+    assert (
+        _lost(half) == 15
+    )  # a test where the fault is not proven alone is charged: a second bug may hide there
+
+
+def test_a_second_fault_is_charged_on_its_own():
+    scored = charge(
+        [
+            *(_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 10)),
+            _failed("2.19", 2, CRASH),
+            _failed("3.4", 2, {}),
+        ]
+    )
+    assert _lost(scored) == 9 + 2 + 2
+    assert scored[7].same_as is None and scored[8].same_as is None
+
+
+def test_the_report_names_the_cause_once_then_one_line_each():
+    scored = charge([_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 7)] + [_failed("2.19", 2, CRASH)])
+    results = results_json(scored, execution_time=1.0, isolation="test")
+    out = {t["number"]: t for t in results["tests"]}
+    assert out["2.3"]["output"] == "the full story of 2.3"
+    assert out["2.4"]["output"] == (
+        "Same cause as 2.3 (ties broken another way in train_bpe); charged here, up to 10 points for this fault in all."
+    )
+    assert out["2.6"]["output"] == (
+        "Same cause as 2.3 (ties broken another way in train_bpe); not charged here: one fault costs at most 10 points."
+    )
+    assert out["2.6"]["score"] == 3 and out["2.6"]["extra_data"]["charged"] is False
+    assert out["2.4"]["extra_data"] == {
+        "cause": {"key": "tie-break", "where": "train_bpe"},
+        "same_cause_as": "2.3",
+        "charged": True,
+    }
+    assert results["score"] == 3  # 2.6 keeps its points; 2.3, 2.4, 2.5 and 2.19 lose theirs
+    page = terminal(scored, width=80)
+    assert page.count("the full story of 2.3") == 1 and all(len(line) <= 80 for line in page.splitlines())
+    assert "--- 2.6: same cause as 2.3 (ties broken another way in train_bpe); not charged" in page
+
+
+def test_only_ties_differ_is_proven_by_a_replay():
+    text = "hug pug pun bun hugs " * 3 + "ab ab cd cd " * 2
+    _, right = train(text, 280, [])
+    _, smaller = train(text, 280, [], Rules(tie_break="smaller_bytes"))
+    assert smaller != right
+    assert only_ties_differ(text, [], smaller, len(right), stops_early=False)
+    assert only_ties_differ(text, [], right, len(right), stops_early=False)
+    not_greedy = (
+        [smaller[1], smaller[0], *smaller[2:]] if smaller[1][0] + smaller[1][1] != smaller[0][0] else None
+    )
+    wrong_counts = [(b"a", b"b"), *smaller[1:]] if (b"a", b"b") != smaller[0] else None
+    for bad in filter(None, [not_greedy, wrong_counts, smaller[:-1]]):
+        if bad != smaller:
+            assert not only_ties_differ(text, [], bad, len(right), stops_early=False), bad
