@@ -46,6 +46,15 @@ def same_cause(scored: list[Scored]) -> dict[int, Scored]:
     return {k: by_number[s.same_as] for k, s in enumerate(scored) if s.same_as in by_number}
 
 
+def later_tests(scored: list[Scored]) -> dict[str, list[Scored]]:
+    """{number of a test that names a fault: the later tests with the same cause}."""
+    out: dict[str, list[Scored]] = {}
+    for s in scored:
+        if s.same_as:
+            out.setdefault(s.same_as, []).append(s)
+    return out
+
+
 def _same_cause_line(s: Scored, first: Scored) -> str:
     summary = first.cause.get("summary") or s.cause.get("summary") or ""
     if summary[1:2].islower():  # inside the sentence: "(your pretokenize ...)", "(BPETokenizer ...)"
@@ -59,13 +68,23 @@ def _same_cause_line(s: Scored, first: Scored) -> str:
     return line + "." + (f" Fix {where} first." if where else "")
 
 
-def test_output(s: Scored, same_as: Scored | None) -> str:
+def _also_line(s: Scored, later: list[Scored]) -> str:
+    """Under the test that names a fault: which other tests it fails, and what it costs in all."""
+    numbers = ", ".join(t.entry.number for t in later)
+    if s.cause.get("one_fault"):
+        return f"The same fault fails {numbers} too; it costs at most {CAP} points in all."
+    return f"The same fault fails {numbers} too: fixing it may fix them all."
+
+
+def test_output(s: Scored, same_as: Scored | None, later: list[Scored]) -> str:
     if same_as is not None:
         parts = [_same_cause_line(s, same_as)]
         if s.output:
             parts.append(OUTPUT_NOTE + s.output)
         return "\n\n".join(parts)
     parts = [s.feedback] if s.feedback else []
+    if later:
+        parts.append(_also_line(s, later))
     if s.output:
         parts.append(OUTPUT_NOTE + s.output)
     return "\n\n".join(parts)
@@ -113,7 +132,7 @@ def results_json(
 ) -> dict:
     total = sum(s.score for s in scored)
     maximum = sum(s.entry.points for s in scored)
-    earlier = same_cause(scored)
+    earlier, later = same_cause(scored), later_tests(scored)
     tests = [
         {
             "name": s.entry.name,
@@ -122,7 +141,7 @@ def results_json(
             "max_score": _points(s.entry.points),
             "status": "passed" if s.status == "passed" else "failed",
             "visibility": s.entry.visibility,
-            "output": test_output(s, earlier.get(k)),
+            "output": test_output(s, earlier.get(k), later.get(s.entry.number, [])),
             **_extra_data(s),
         }
         for k, s in enumerate(scored)
@@ -286,7 +305,7 @@ def terminal(
     if gates:
         lines += ["", "Measured (1.00x is the limit; less passes):"]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
-    earlier = same_cause(scored)
+    earlier, later = same_cause(scored), later_tests(scored)
     for k, s in enumerate(scored):
         if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
             lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
@@ -299,7 +318,7 @@ def terminal(
                 lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
         elif s.status not in ("passed", NOT_IN_CONTRACT):
             lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
-            lines += _wrap(test_output(s, None).rstrip(), width)
+            lines += _wrap(test_output(s, None, later.get(s.entry.number, [])).rstrip(), width)
     lines.append("")
     for line in total_line(scored, scope):
         lines += _wrap(line, width)

@@ -181,7 +181,7 @@ def test_one_cause_is_named_once_and_an_unproven_one_charges_every_test():
     assert by_number["3.9"]["output"] == "other"  # another cause: its own story
     assert results["score"] == 2  # not proven to be that fault alone: each failed test costs its points
     page = terminal(scored, width=200)
-    assert "Same cause as 3.2" in page and page.count("the full story") == 1
+    assert "--- 3.5: same cause as 3.2" in page and page.count("the full story") == 1
 
 
 # ------------------------------------------------------------------ catalogue rows, graded jailed
