@@ -38,7 +38,7 @@ def charge(scored: list[Scored]) -> list[Scored]:
             first[key], cost[key] = s, s.entry.points
             continue
         s.same_as = first[key].entry.number
-        if not (s.cause.get("one_fault") and first[key].cause.get("one_fault")):
+        if not s.cause.get("one_fault"):
             continue  # not proven to be that fault alone: charged as usual
         if cost[key] + s.entry.points <= CAP:
             cost[key] += s.entry.points

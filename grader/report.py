@@ -71,7 +71,7 @@ def _same_cause_line(s: Scored, first: Scored) -> str:
 def _also_line(s: Scored, later: list[Scored]) -> str:
     """Under the test that names a fault: which other tests it fails, and what it costs in all."""
     numbers = ", ".join(t.entry.number for t in later)
-    if s.cause.get("one_fault"):
+    if all(t.cause.get("one_fault") for t in later):
         return f"The same fault fails {numbers} too; it costs at most {CAP} points in all."
     return f"The same fault fails {numbers} too: fixing it may fix them all."
 
@@ -306,16 +306,25 @@ def terminal(
         lines += ["", "Measured (1.00x is the limit; less passes):"]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
     earlier, later = same_cause(scored), later_tests(scored)
+    alike: dict[str, list[str]] = {}  # a same-cause line -> the tests (without output) it stands for
+    for k, s in earlier.items():
+        if not scored[k].output:
+            alike.setdefault(_same_cause_line(scored[k], s), []).append(scored[k].entry.number)
+    told: set[str] = set()
     for k, s in enumerate(scored):
         if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
             lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
             if s.output:
                 lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
-        elif k in earlier:  # the first test of this cause said it all: one line (and any output)
+        elif k in earlier:  # the first test of this cause said it all: one line for all alike
             said = _same_cause_line(s, earlier[k])
-            lines += ["", *_wrap(f"--- {s.entry.number}: {said[0].lower()}{said[1:]}", width)]
             if s.output:
+                lines += ["", *_wrap(f"--- {s.entry.number}: {said[0].lower()}{said[1:]}", width)]
                 lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
+            elif said not in told:
+                told.add(said)
+                numbers = ", ".join(alike[said])
+                lines += ["", *_wrap(f"--- {numbers}: {said[0].lower()}{said[1:]}", width)]
         elif s.status not in ("passed", NOT_IN_CONTRACT):
             lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
             lines += _wrap(test_output(s, None, later.get(s.entry.number, [])).rstrip(), width)

@@ -52,3 +52,10 @@ def only_ties_differ(text: str, specials: list[str], got: list, length: int, sto
             return False
         replay.apply(tuple(pair))
     return not stops_early or not replay.counts()
+
+
+def learned(counts, limit: int) -> list:
+    """The merges a correct trainer learns from these pre-token counts (bytes -> count)."""
+    from grader.oracles.trainer import Replay, greedy
+
+    return list(greedy(Replay.of_pretokens(counts), limit))

@@ -5,8 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.checks import golden
-from grader.checks.diagnose import Diagnosed, first_difference_in_pieces, first_difference_in_specials
-from grader.checks.merge_fault import merge_fault
+from grader.checks.diagnose import (
+    PIECE_STAGES,
+    Diagnosed,
+    first_difference_in_pieces,
+    first_difference_in_specials,
+    student_pretokens,
+)
+from grader.checks.merge_fault import learned, merge_fault
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
 
@@ -51,7 +57,10 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
     call = f"train_bpe('{_shown(case.corpus_path)}', vocab_size={vocab_size}, special_tokens={specials!r})"
     vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, vocab_size, list(specials)))
     if merges != case.merges or vocab != expected_vocab:
-        check_stages_before_merging(bpe, case.corpus_text(), specials, expected_vocab, vocab, call)
+        limit = vocab_size - 256 - len(dict.fromkeys(specials))
+        check_stages_before_merging(
+            bpe, case.corpus_text(), specials, expected_vocab, vocab, call, merges, limit
+        )
     problem = explain_merges(case.diagnostics(), case.merges, merges)
     if problem:
         fault = merge_fault(case, specials, merges)
@@ -66,10 +75,20 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
         raise AssertionError(f"{call}: the merges are right but the vocab is not.\n{problem}")
 
 
-def check_stages_before_merging(bpe, text: str, special_tokens, expected_vocab, vocab, call: str) -> None:
+def check_stages_before_merging(
+    bpe, text: str, special_tokens, expected_vocab, vocab, call: str, merges=None, limit: int = 0
+) -> None:
     """Raise the diagnosed cause when training went wrong before any merge: the special tokens in
-    the vocab (each once), the special-token split or pretokenize on the corpus itself."""
+    the vocab (each once), the special-token split or pretokenize on the corpus itself. A wrong
+    split or pretokenize is proven the only fault (`one_fault`) when a correct trainer, given the
+    pre-tokens the submission's own functions make, learns exactly its `merges`."""
     found = first_difference_in_specials(expected_vocab, vocab, special_tokens, "train_bpe")
     found = found or first_difference_in_pieces(bpe, text, special_tokens)
-    if found is not None:
-        raise diagnosed(found, f"(found while checking {call})", "train_bpe")
+    if found is None:
+        return
+    failure = diagnosed(found, f"(found while checking {call})", "train_bpe")
+    if found.stage in PIECE_STAGES and merges is not None:
+        counts = student_pretokens(bpe, text, special_tokens)
+        if counts is not None and merges == learned(counts, limit):
+            failure.cause["one_fault"] = True
+    raise failure

@@ -101,3 +101,10 @@ def test_the_test_that_names_a_fault_lists_the_others_and_the_cap():
     out = {t["number"]: t["output"] for t in results_json(scored, execution_time=1.0, isolation="t")["tests"]}
     assert out["2.3"].endswith("The same fault fails 2.4, 2.5, 2.6 too; it costs at most 10 points in all.")
     assert out["2.19"] == "the full story of 2.19"  # its own cause, no other test shares it
+
+
+def test_the_terminal_says_alike_same_cause_lines_once_for_all():
+    scored = charge([_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 9)])
+    page = terminal(scored, width=80)
+    assert "--- 2.4, 2.5: same cause as 2.3 (ties broken another way in train_bpe); charged" in page
+    assert "--- 2.6, 2.7, 2.8: same cause as 2.3 (ties broken another way in train_bpe); not" in page
