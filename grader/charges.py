@@ -4,8 +4,8 @@ A failed test may carry its cause as data (`Scored.cause`: a key, where to fix i
 summary; see grader/checks/diagnose.py, grader/checks/merge_fault.py, grader/suite/outcome.py).
 Failed tests with equal keys share one fault. The first of them in rubric order names it (the suite
 is ordered so that this is the test whose name states it) and is charged in full; each later one
-says "same cause as N" in one line. Those later tests are charged too, until the fault has cost
-`CAP` points in all, but only when the diagnosis proves that the fault alone explains their
+says "same cause as N" in one line. Those later tests are charged too, in rubric order, until the
+next one would take the fault past `CAP` points in all (from there on, none is), but only when the diagnosis proves that the fault alone explains their
 failure (`one_fault`): past the cap, they keep their points. A failure not proven to be that fault
 alone (a crash, a stage that differs but may hide a second bug) is charged as usual, so a second,
 different bug is never excused by the first. The rule is stated in assignment/README.md
@@ -42,6 +42,7 @@ def charge(scored: list[Scored]) -> list[Scored]:
             continue  # not proven to be that fault alone: charged as usual
         if cost[key] + s.entry.points <= CAP:
             cost[key] += s.entry.points
-        else:
+        else:  # from here on, this fault charges no more: a later, smaller test is not charged either
+            cost[key] = float("inf")
             s.status, s.score = SAME_CAUSE, s.entry.points
     return out

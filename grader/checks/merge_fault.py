@@ -22,19 +22,63 @@ TIE_BREAK = {
 }
 
 
-def merge_fault(case: golden.TrainCase, specials: list[str], got: list) -> dict | None:
-    """The tie-break cause (data) when it alone explains `got`; None otherwise."""
-    expected = case.merges
+def merge_fault(
+    case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit"
+) -> dict | None:
+    """The cause (data) of wrong merges when one fault alone explains them: too few or too many
+    merges, or another tie-break; None otherwise. The vocab must follow the merges (bytes, the
+    special tokens, one token per merge), or a second fault could hide in it."""
+    if not vocab_follows(vocab, specials, got, contract):
+        return None
+    return merge_count_fault(case.merges, got) or tie_break_cause(
+        case.corpus_text(), specials, case.merges, got, case.diagnostics(), case.stops_early
+    )
+
+
+def merge_count_fault(expected: list, got: list) -> dict | None:
+    """The merges are right but stop too early or go on too long: the count is the only fault."""
+    n = min(len(expected), len(got))
+    if len(got) == len(expected) or got[:n] != expected[:n]:
+        return None
+    delta = len(got) - len(expected)
+    few = f"{-delta} merge(s) too few" if delta < 0 else f"{delta} merge(s) too many"
+    return {
+        "key": f"merge count {delta:+d}",
+        "where": "train_bpe",
+        "summary": f"train_bpe makes {few}",
+        "one_fault": True,
+    }
+
+
+def tie_break_cause(
+    text: str, specials, expected: list, got: list, diagnostics, stops_early: bool
+) -> dict | None:
+    """The tie-break cause when it alone explains `got` (merges learned on `text`), else None."""
     k = first_difference(expected, got)
     if k is None or k >= len(expected) or k >= len(got):
         return None
-    step = case.diagnostics().steps[k]
+    step = diagnostics.steps[k]
     n = step.counts.get(tuple(got[k]))
     if n != step.top and not (n is None and step.others == step.top):
         return None  # not even the first difference is a tie: cheap to rule out before a replay
-    if not only_ties_differ(case.corpus_text(), specials, got, len(expected), case.stops_early):
+    if not only_ties_differ(text, list(specials), got, len(expected), stops_early):
         return None
     return dict(TIE_BREAK)
+
+
+def vocab_follows(vocab, specials: list[str], merges: list, contract: str = "kit") -> bool:
+    """Is `vocab` exactly what `merges` make: bytes 0-255, the special tokens, one token per merge
+    (the CS336 contract: the same tokens, any ids)?"""
+    from grader.oracles.trainer import initial_vocab
+
+    if not isinstance(vocab, dict):
+        return False
+    made = initial_vocab(list(specials))
+    for a, b in merges:
+        made[len(made)] = a + b
+    if contract == "cs336":
+        return sorted(vocab.values()) == sorted(made.values())
+    return vocab == made
 
 
 def only_ties_differ(text: str, specials: list[str], got: list, length: int, stops_early: bool) -> bool:

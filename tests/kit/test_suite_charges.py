@@ -108,3 +108,33 @@ def test_the_terminal_says_alike_same_cause_lines_once_for_all():
     page = terminal(scored, width=80)
     assert "--- 2.4, 2.5: same cause as 2.3 (ties broken another way in train_bpe); charged" in page
     assert "--- 2.6, 2.7, 2.8: same cause as 2.3 (ties broken another way in train_bpe); not" in page
+
+
+def test_a_merge_count_fault_is_the_only_fault_when_the_merges_are_a_prefix():
+    from grader.checks.merge_fault import merge_count_fault, vocab_follows
+
+    expected = [(b"a", b"b"), (b"ab", b"c"), (b"d", b"e")]
+    assert merge_count_fault(expected, expected[:2])["key"] == "merge count -1"
+    assert (
+        merge_count_fault(expected, [*expected, (b"x", b"y")])["summary"]
+        == "train_bpe makes 1 merge(s) too many"
+    )
+    assert merge_count_fault(expected, [expected[1], expected[0]]) is None  # same count: not this fault
+    assert merge_count_fault(expected, [(b"x", b"y")]) is None  # not a prefix: another fault
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"<|e|>", 257: b"ab", 258: b"abc"}
+    assert vocab_follows(vocab, ["<|e|>"], expected[:2])
+    assert not vocab_follows({**vocab, 256: b"ab", 257: b"<|e|>"}, ["<|e|>"], expected[:2])  # special last
+    assert vocab_follows({**vocab, 256: b"ab", 257: b"<|e|>"}, ["<|e|>"], expected[:2], contract="cs336")
+
+
+def test_past_the_cap_no_later_test_is_charged_even_a_smaller_one():
+    scored = charge(
+        [
+            _failed("2.4", 2, TIE_BREAK),
+            _failed("2.5", 2, TIE_BREAK),
+            _failed("2.9", 3, TIE_BREAK),
+            _failed("2.13", 4, TIE_BREAK),
+            _failed("2.16", 1, TIE_BREAK),
+        ]
+    )
+    assert [s.status for s in scored] == ["failed"] * 3 + [SAME_CAUSE] * 2 and _lost(scored) == 7
