@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 from dataclasses import dataclass
 
 from grader.checks import golden
@@ -11,6 +12,8 @@ from grader.checks.diagnose import (
     Diagnosed,
     first_difference_in_tokenizer,
     first_difference_in_tokenizer_vocab,
+    reference_pretokenize,
+    reference_split,
     student_cut,
 )
 from grader.checks.messages import diagnosed
@@ -109,6 +112,43 @@ def explain_ids(
     return "\n".join(lines)
 
 
+ENCODE_ORDER = {
+    "key": "encode merge order",
+    "where": "encode",
+    "summary": "your encode merges pairs in another order than their rank",
+    "one_fault": True,
+}
+
+
+def merged_in_another_order(facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+    """True when `got` is a complete merging of every pre-token of `text`, in some other order
+    than by rank: each special token is its one id, every other token lies inside one pre-token
+    and spells it, and no two neighbours inside a pre-token form a learned merge (merging went on
+    to the end). Then the order of merging is the only fault of these ids (`one_fault`); ids that
+    stop early, cross pre-tokens or lose text are not this fault."""
+    if facts.merges is None:
+        return False
+    merges = set(facts.merges)
+    specials = set(facts.special_tokens)
+    tokens = iter(got)
+    for piece in reference_split(text, facts.special_tokens):
+        words = [piece] if piece in specials else reference_pretokenize(piece)
+        for word in words:
+            if piece in specials:
+                if next(tokens, None) != facts.id_of(word.encode("utf-8")):
+                    return False
+                continue
+            raw, made = word.encode("utf-8"), []
+            while b"".join(made) != raw:
+                token = facts.vocab.get(next(tokens, None))
+                if token is None or not raw.startswith(b"".join(made) + token):
+                    return False
+                made.append(token)
+            if any(pair in merges for pair in itertools.pairwise(made)):
+                return False
+    return next(tokens, None) is None
+
+
 def check_encoded(
     bpe,
     tok,
@@ -130,7 +170,10 @@ def check_encoded(
     if finding is not None:
         message = intro + explain_ids(facts, text, expected, got, hint=False)
         raise diagnosed_pieces(bpe, facts, finding, text, got, message, exercised)
-    raise AssertionError(intro + explain_ids(facts, text, expected, got) + outro)
+    message = intro + explain_ids(facts, text, expected, got) + outro
+    if merged_in_another_order(facts, text, got):
+        raise Diagnosed(message, dict(ENCODE_ORDER))
+    raise AssertionError(message)
 
 
 def check_encode_case(bpe, visibility: str, name: str, intro: str = "") -> None:

@@ -138,3 +138,18 @@ def test_past_the_cap_no_later_test_is_charged_even_a_smaller_one():
         ]
     )
     assert [s.status for s in scored] == ["failed"] * 3 + [SAME_CAUSE] * 2 and _lost(scored) == 7
+
+
+def test_encode_merged_in_another_order_is_told_from_other_encode_faults():
+    from grader.checks.encoding_check import TokenizerFacts, merged_in_another_order
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
+    merges = [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]
+    facts = TokenizerFacts.of(vocab, ["<|e|>"], merges)
+    eot = facts.id_of(b"<|e|>")
+    # 'abc': by rank a+b first, then ab+c -> [258]. Merging b+c first gives [a, bc]: complete, other order.
+    assert merged_in_another_order(facts, "abc<|e|>", [97, 257, eot])
+    assert not merged_in_another_order(facts, "abc<|e|>", [97, 98, 99, eot])  # stopped early: not merged
+    assert not merged_in_another_order(facts, "abc<|e|>", [256, 99])  # the special token lost
+    assert not merged_in_another_order(facts, "ab c", [256, 32, 99, 99])  # an extra token: loses no text
+    assert not merged_in_another_order(TokenizerFacts.of(vocab, []), "abc", [97, 257])  # no merges known
