@@ -80,6 +80,11 @@ def test_grade_matches_catalogue(name, gradings, request):
                 f"{t['number']} {test_id}: {verdict} its points, expected otherwise. {' / '.join(first)}"
             )
     assert not wrong, f"{name} ({entry.why}):\n" + "\n".join(wrong)
+    for t in results["tests"]:  # what the student reads: e.g. "Same cause as 2.3"
+        words = entry.feedback.get(ID_OF[t["number"]])
+        assert words is None or words in t["output"], (
+            f"{name}: {t['number']} should say {words!r}:\n{t['output']}"
+        )
     graded = {ID_OF[t["number"]] for t in results["tests"]}
     primary = [i for i in ID_OF.values() if any(fnmatchcase(i, p) for p in entry.fails)]
     missing = sorted(i for i in primary if i not in graded)
