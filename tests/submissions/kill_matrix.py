@@ -44,25 +44,25 @@ def rubric_entries():
 
 
 def cells_of(results: dict) -> dict[str, str]:
-    """rubric number -> `x` (lost points), `~` (failed, not charged) or `.`; and LOST -> the points lost."""
+    """rubric number -> `x` (lost its points), `~` (failed, not charged) or `.`."""
     cells = {}
     for t in results["tests"]:
         charged = t["score"] < t["max_score"]
         same = t.get("extra_data", {}).get("charged") is False
         cells[t["number"]] = "x" if charged else (NOT_CHARGED if same else ".")
-    lost = sum(t["max_score"] - t["score"] for t in results["tests"])
-    cells[LOST] = f"{lost:g}"
     return cells
 
 
-def render(rows: dict[str, dict[str, str]], numbers: list[str]) -> str:
+def render(rows: dict[str, dict[str, str]], numbers: list[str], points: dict[str, float]) -> str:
+    """The table; `lost` is the sum of the points of a row's `x` cells (each test is all or nothing)."""
     lines = [
         "| submission | " + " | ".join(numbers) + f" | {LOST} |",
         "|---|" + "---|" * (len(numbers) + 1),
     ]
     for name in rows:
-        cells = [rows[name].get(n, "?") for n in [*numbers, LOST]]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        cells = [rows[name].get(n, "?") for n in numbers]
+        lost = sum(points[n] for n in numbers if rows[name].get(n) == "x")
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {lost:g} |")
     return HEADER + "\n".join(lines) + "\n"
 
 
@@ -96,9 +96,9 @@ def points_lost(text: str) -> dict[str, float]:
     return {name: float(cells[LOST]) for name, cells in parse_cells(text)[1].items() if LOST in cells}
 
 
-def grade_full(entry: catalogue.Entry, work: Path) -> dict:
+def grade_full(entry: catalogue.Entry, work: Path, tests: str | None = None) -> dict:
     sub = catalogue.materialize(entry, work / entry.name / "submission")
-    done = jail.grade_in_jail(sub, work / entry.name / "out", linger=entry.linger)
+    done = jail.grade_in_jail(sub, work / entry.name / "out", tests=tests, linger=entry.linger)
     if done.returncode != 0 or done.results is None:
         raise SystemExit(f"{entry.name}: grading failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
     return done.results
@@ -108,27 +108,37 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", nargs="*", default=None, help="regrade these rows, keep the others")
+    ap.add_argument(
+        "--tests",
+        default=None,
+        help="regrade only these tests of each row (a pytest -k expression), keep its other cells "
+        "(after a change that cannot move the others; a row without them keeps `?`)",
+    )
     args = ap.parse_args(argv)
     entries = [e for e in catalogue.load() if e.kind != "hostile"]
     if args.only:
         entries = [e for e in entries if e.name in args.only]
-    numbers = [e.number for e in rubric_entries()]
-    old_rows = parse_cells(MATRIX.read_text())[1] if MATRIX.exists() else {}
+    rubric = rubric_entries()
+    numbers, points = [e.number for e in rubric], {e.number: e.points for e in rubric}
+    rows = parse_cells(MATRIX.read_text())[1] if MATRIX.exists() else {}
+    order = [e.name for e in catalogue.load() if e.kind != "hostile"]
+    broken = []
     with tempfile.TemporaryDirectory(prefix="kill-matrix-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        futures = {e.name: pool.submit(grade_full, e, Path(tmp)) for e in entries}
-        fresh, broken = {}, []
+        futures = {e.name: pool.submit(grade_full, e, Path(tmp), args.tests) for e in entries}
         for name, fut in futures.items():
             try:
-                fresh[name] = cells_of(fut.result())
+                fresh = cells_of(fut.result())
             except (Exception, SystemExit) as e:  # one broken row must not lose the others
                 broken.append(name)
                 print(f"{name}: NOT GRADED: {e}", file=sys.stderr, flush=True)
                 continue
-            lost = " ".join(n for n, c in fresh[name].items() if c == "x") or "-"
-            print(name, lost, f"({fresh[name][LOST]} points)", flush=True)
-    order = [e.name for e in catalogue.load() if e.kind != "hostile"]
-    rows = {n: fresh.get(n, old_rows.get(n, {})) for n in order if n in fresh or n in old_rows}
-    MATRIX.write_text(render(rows, numbers))
+            kept = {n: c for n, c in rows.get(name, {}).items() if n in numbers} if args.tests else {}
+            rows[name] = {**kept, **fresh}
+            lost = " ".join(n for n in numbers if rows[name].get(n) == "x") or "-"
+            print(name, lost, flush=True)
+            # Written after each row: a run stopped early keeps what it graded.
+            MATRIX.write_text(render({n: rows[n] for n in order if n in rows}, numbers, points))
+    MATRIX.write_text(render({n: rows[n] for n in order if n in rows}, numbers, points))
     return 1 if broken else 0
 
 
