@@ -26,13 +26,27 @@ def merge_fault(
     case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit"
 ) -> dict | None:
     """The cause (data) of wrong merges when one fault alone explains them: too few or too many
-    merges, or another tie-break; None otherwise. The vocab must follow the merges (bytes, the
+    merges, another tie-break, or exactly the merges of a classic mistake; None otherwise. The vocab must follow the merges (bytes, the
     special tokens, one token per merge), or a second fault could hide in it."""
     if not vocab_follows(vocab, specials, got, contract):
         return None
-    return merge_count_fault(case.merges, got) or tie_break_cause(
-        case.corpus_text(), specials, case.merges, got, case.diagnostics(), case.stops_early
+    diagnostics = case.diagnostics()
+    return (
+        merge_count_fault(case.merges, got)
+        or tie_break_cause(case.corpus_text(), specials, case.merges, got, diagnostics, case.stops_early)
+        or mistake_fault(diagnostics, got)
     )
+
+
+def mistake_fault(diagnostics, got: list) -> dict | None:
+    """The classic mistake (grader/checks/mistakes.py) whose stored merges are exactly `got`, all
+    of them: that mistake alone makes these merges."""
+    from grader.checks.mistakes import BY_ID
+
+    for key, mistake in BY_ID.items():
+        if diagnostics.mistakes.get(key) == list(got):
+            return {"key": f"mistake {key}", "where": "train_bpe", "summary": mistake.name, "one_fault": True}
+    return None
 
 
 def merge_count_fault(expected: list, got: list) -> dict | None:

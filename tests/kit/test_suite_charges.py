@@ -153,3 +153,13 @@ def test_encode_merged_in_another_order_is_told_from_other_encode_faults():
     assert not merged_in_another_order(facts, "abc<|e|>", [256, 99])  # the special token lost
     assert not merged_in_another_order(facts, "ab c", [256, 32, 99, 99])  # an extra token: loses no text
     assert not merged_in_another_order(TokenizerFacts.of(vocab, []), "abc", [97, 257])  # no merges known
+
+
+def test_merges_that_are_exactly_a_classic_mistakes_are_that_one_fault():
+    from grader.checks import golden
+    from grader.checks.merge_fault import mistake_fault
+
+    diagnostics = golden.TrainCase(golden.root("public"), "tiny_words").diagnostics()
+    wrong = diagnostics.mistakes["no_pretokenize"]
+    assert mistake_fault(diagnostics, wrong)["key"] == "mistake no_pretokenize"
+    assert mistake_fault(diagnostics, wrong[:-1]) is None  # all of them, or it is not that mistake alone
