@@ -45,7 +45,8 @@ def mistake_fault(diagnostics, got: list) -> dict | None:
 
     for key, mistake in BY_ID.items():
         if diagnostics.mistakes.get(key) == list(got):
-            return {"key": f"mistake {key}", "where": "train_bpe", "summary": mistake.name, "one_fault": True}
+            summary = mistake.name.replace(" (", ": ").removesuffix(")")  # read inside parentheses
+            return {"key": f"mistake {key}", "where": "train_bpe", "summary": summary, "one_fault": True}
     return None
 
 
