@@ -215,12 +215,16 @@ def test_train_edge_files(bpe, tmp_path):
         )
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(120)
 def test_train_no_special_tokens(bpe, tmp_path):
     # special_tokens=[] is this test's concern alone: every other test that trains on a file without
     # special tokens passes one that the file does not hold (grader/checks/training_check.py).
     # No special token at all: "<|endoftext|>" in the file is ordinary text.
     check_training_case(bpe, "public", "eot_not_special", empty_list=True)
+    # No special token, so nowhere to cut the file (graded as on 2, 4 and 8 cores, like 2.17).
+    for cores in (2, 4, 8):
+        with bpe.kit.cores(cores):
+            check_training_case(bpe, "public", "cut_nowhere", empty_list=True)
     if getattr(bpe.kit, "contract", "kit") != "kit":
         return  # the rest is the kit's own contract (CS336 has no split function, no size errors)
     got = bpe.split_on_special_tokens("no specials here", [])
