@@ -216,7 +216,7 @@ def test_train_edge_files(bpe, tmp_path):
 
 
 @pytest.mark.timeout(120)
-def test_train_no_special_tokens(bpe, tmp_path):
+def test_train_no_special_tokens(bpe):
     # special_tokens=[] is this test's concern alone: every other test that trains on a file without
     # special tokens passes one that the file does not hold (grader/checks/training_check.py).
     # No special token at all: "<|endoftext|>" in the file is ordinary text.
@@ -230,13 +230,6 @@ def test_train_no_special_tokens(bpe, tmp_path):
     got = bpe.split_on_special_tokens("no specials here", [])
     assert got == ["no specials here"], (
         f"split_on_special_tokens('no specials here', []) should be ['no specials here'], got {got!r}"
-    )
-    empty = tmp_path / "empty.txt"
-    empty.write_bytes(b"")
-    vocab, merges = check_train_result(bpe.train_bpe(empty, 300, []))
-    assert merges == [] and vocab == {i: bytes([i]) for i in range(256)}, (
-        "train_bpe on an empty file (vocab_size=300, special_tokens=[]) has no pair to merge: expected "
-        f"the 256 bytes and no merges, got {len(vocab)} ids and {len(merges)} merges"
     )
     corpus = golden.root("public") / "corpora" / "tiny_words.txt"
     expect_error(
