@@ -50,6 +50,14 @@ def mistake_fault(diagnostics, got: list) -> dict | None:
     return None
 
 
+def first_merges_fault(text: str, specials, expected: list, got: list, diagnostics) -> dict | None:
+    """For a check of the first merges only (the training speed gate: `got` cut to as many as
+    `expected`): the tie-break or the classic mistake that alone explains them, else None."""
+    return tie_break_cause(text, specials, expected, got, diagnostics, stops_early=False) or mistake_fault(
+        diagnostics, got
+    )
+
+
 def merge_count_fault(expected: list, got: list) -> dict | None:
     """The merges are right but stop too early or go on too long: the count is the only fault."""
     n = min(len(expected), len(got))

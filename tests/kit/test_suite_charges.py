@@ -3,6 +3,8 @@ fault is charged on its own, and the report names the cause once, then "same cau
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from grader import scoring
 from grader.charges import CAP, SAME_CAUSE, charge
 from grader.checks.merge_fault import TIE_BREAK, only_ties_differ
@@ -163,3 +165,29 @@ def test_merges_that_are_exactly_a_classic_mistakes_are_that_one_fault():
     wrong = diagnostics.mistakes["no_pretokenize"]
     assert mistake_fault(diagnostics, wrong)["key"] == "mistake no_pretokenize"
     assert mistake_fault(diagnostics, wrong[:-1]) is None  # all of them, or it is not that mistake alone
+
+
+def test_a_check_of_the_first_merges_names_a_tie_break_too():
+    from grader.checks.merge_fault import first_merges_fault
+    from grader.oracles.trainer import Replay
+
+    text = "hug pug pun bun hugs " * 3 + "ab ab cd cd " * 2
+    _, right = train(text, 262, [])
+    _, smaller = train(text, 262, [], Rules(tie_break="smaller_bytes"))
+    replay, steps = Replay(text, []), []
+    for pair in right:  # what `make fixtures` stores: the counts at each step, after the expected merges
+        counts = replay.counts()
+        top = max(counts.values())
+        steps.append(golden_step(counts, top))
+        replay.apply(pair)
+
+    diagnostics = SimpleNamespace(steps=steps, mistakes={})
+    assert first_merges_fault(text, [], right, smaller, diagnostics)["key"] == "tie-break"
+    assert first_merges_fault(text, [], right, [(b"a", b"b"), *smaller[1:]], diagnostics) is None
+
+
+def golden_step(counts, top):
+    from grader.checks.golden import Step
+
+    tied = sum(n == top for n in counts.values())
+    return Step(top, tied, max((n for n in counts.values() if n < top), default=0), dict(counts))
