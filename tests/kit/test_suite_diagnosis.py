@@ -195,7 +195,7 @@ ROWS = {
             "2.2": (False, ["Your pretokenize splits"], []),
             "3.9": (
                 False,
-                ["Same cause as 2.2 (your pretokenize splits", "Fix pretokenize first."],
+                ["Same cause as 2.2 (your pretokenize splits", "charged here, up to 10 points"],
                 ["LOWEST"],
             ),
         },
