@@ -191,3 +191,13 @@ def golden_step(counts, top):
 
     tied = sum(n == top for n in counts.values())
     return Step(top, tied, max((n for n in counts.values() if n < top), default=0), dict(counts))
+
+
+def test_one_merge_too_many_per_special_token_is_one_fault_whatever_their_number():
+    from grader.checks.merge_fault import merge_count_fault
+
+    expected = [(b"a", b"b"), (b"ab", b"c")]
+    one = merge_count_fault(expected[:1], expected, n_specials=1)
+    two = merge_count_fault([], expected, n_specials=2)
+    assert one["key"] == two["key"] and "vocab_size" in one["summary"]
+    assert merge_count_fault(expected[:1], expected, n_specials=2)["key"] == "merge count +1"
