@@ -115,6 +115,15 @@ def render_table(tests: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def render_points(tests: list[dict]) -> str:
+    """The points table, then what one fault costs at most (grader/charges.py), stated once here."""
+    cap = _module_constant(ROOT / "grader" / "charges.py", "CAP")
+    return (
+        render_table(tests) + f"\n\nOne fault costs at most {_points(cap)} points in all, however many tests "
+        'it fails, when the grader proves it alone explains each failure (see "One fault, several tests").'
+    )
+
+
 def render_rules(tests: list[dict], path: Path = KIT_RULES) -> str:
     """The kit's own rules, each with the visible tests that check it (number and rubric name)."""
     try:
@@ -256,7 +265,7 @@ def generated_files() -> tuple[dict[Path, tuple[str, str]], list[str]]:
     jobs = {
         HANDOUT: lambda text: replace_block(
             replace_block(
-                replace_block(text, render_table(load_rubric())),
+                replace_block(text, render_points(load_rubric())),
                 render_rules(load_rubric()),
                 HANDOUT,
                 RULES_BEGIN,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .calibration import IMPORT_NOTED_S
+from .charges import CAP, SAME_CAUSE
 from .checks.speed import margin
 from .scoring import NOT_GRADED, NOT_IN_CONTRACT, Scored
 
@@ -40,38 +41,52 @@ def _points(x: float) -> float | int:
 
 
 def same_cause(scored: list[Scored]) -> dict[int, Scored]:
-    """{index of a failed test: the earlier failed test (in rubric order) with the same diagnosed
-    cause}. The first test names the fault; each later one points back to it. Every failed test
-    still costs its own points (assignment/README.md, "One fault, several tests")."""
-    first: dict[str, Scored] = {}
-    earlier: dict[int, Scored] = {}
-    for k, s in enumerate(scored):
-        key = (s.cause or {}).get("key") if s.status == "failed" else None
-        if not key:
-            continue
-        if key in first:
-            earlier[k] = first[key]
-        else:
-            first[key] = s
-    return earlier
+    """{index of a failed test: the earlier test (in rubric order) that names the same cause}, as
+    grader/charges.py decided it. The first test names the fault in full; each later one says
+    "same cause as N" in one line."""
+    by_number = {s.entry.number: s for s in scored}
+    return {k: by_number[s.same_as] for k, s in enumerate(scored) if s.same_as in by_number}
+
+
+def later_tests(scored: list[Scored]) -> dict[str, list[Scored]]:
+    """{number of a test that names a fault: the later tests with the same cause}."""
+    out: dict[str, list[Scored]] = {}
+    for s in scored:
+        if s.same_as:
+            out.setdefault(s.same_as, []).append(s)
+    return out
 
 
 def _same_cause_line(s: Scored, first: Scored) -> str:
-    where = s.cause.get("where")
     summary = first.cause.get("summary") or s.cause.get("summary") or ""
-    line = f"Same cause as {first.entry.number}" + (f": {summary}" if summary else "") + "."
-    if where:
-        line += f" The fault is in {where}; fix it there first (see {first.entry.number})."
-    return line
+    if summary[1:2].islower():  # inside the sentence: "(your pretokenize ...)", "(BPETokenizer ...)"
+        summary = summary[0].lower() + summary[1:]
+    line = f"Same cause as {first.entry.number}" + (f" ({summary})" if summary else "")
+    if s.status == SAME_CAUSE:
+        return line + f"; not charged here: one fault costs at most {CAP} points."
+    if s.cause.get("one_fault"):
+        return line + f"; charged here, up to {CAP} points for this fault in all."
+    where = s.cause.get("where")
+    return line + "." + (f" Fix {where} first." if where else "")
 
 
-def test_output(s: Scored, same_as: Scored | None) -> str:
+def _also_line(s: Scored, later: list[Scored]) -> str:
+    """Under the test that names a fault: which other tests it fails, and what it costs in all."""
+    numbers = ", ".join(t.entry.number for t in later)
+    if all(t.cause.get("one_fault") for t in later):
+        return f"The same fault fails {numbers} too; it costs at most {CAP} points in all."
+    return f"The same fault fails {numbers} too: fixing it may fix them all."
+
+
+def test_output(s: Scored, same_as: Scored | None, later: list[Scored]) -> str:
     if same_as is not None:
         parts = [_same_cause_line(s, same_as)]
         if s.output:
             parts.append(OUTPUT_NOTE + s.output)
         return "\n\n".join(parts)
     parts = [s.feedback] if s.feedback else []
+    if later:
+        parts.append(_also_line(s, later))
     if s.output:
         parts.append(OUTPUT_NOTE + s.output)
     return "\n\n".join(parts)
@@ -126,6 +141,9 @@ def _extra_data(s: Scored) -> dict:
         extra["figures"] = s.figures
     if (s.cause or {}).get("key"):
         extra["cause"] = {"key": s.cause["key"], "where": s.cause.get("where", "")}
+    if s.same_as:
+        extra["same_cause_as"] = s.same_as
+        extra["charged"] = s.status != SAME_CAUSE
     return {"extra_data": extra} if extra else {}
 
 
@@ -134,7 +152,7 @@ def results_json(
 ) -> dict:
     total = sum(s.score for s in scored)
     maximum = sum(s.entry.points for s in scored)
-    earlier = same_cause(scored)
+    earlier, later = same_cause(scored), later_tests(scored)
     tests = [
         {
             "name": s.entry.name,
@@ -143,7 +161,7 @@ def results_json(
             "max_score": _points(s.entry.points),
             "status": "passed" if s.status == "passed" else "failed",
             "visibility": s.entry.visibility,
-            "output": test_output(s, earlier.get(k)),
+            "output": test_output(s, earlier.get(k), later.get(s.entry.number, [])),
             **_extra_data(s),
         }
         for k, s in enumerate(scored)
@@ -348,15 +366,20 @@ def terminal(
     if gates:
         lines += ["", "Measured (1.00x is the limit; less passes):"]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
-    earlier = same_cause(scored)
+    earlier, later = same_cause(scored), later_tests(scored)
+    alike: dict[str, list[str]] = {}  # a same-cause line -> the tests (without output) it stands for
+    for k, s in earlier.items():
+        if not scored[k].output:
+            alike.setdefault(_same_cause_line(scored[k], s), []).append(scored[k].entry.number)
+    told: set[str] = set()
     unwritten = stubs(scored)
-    said, stub_last = set(), False
+    stubs_told, stub_last = set(), False
     for k, s in enumerate(scored):
         group = unwritten.get(s.feedback) if s.status == "not implemented" and not s.output else None
         if group is not None:
-            if s.feedback not in said:  # one line each, the stubs' lines together
+            if s.feedback not in stubs_told:  # one line each, the stubs' lines together
                 lines += [] if stub_last else [""]
-                said.add(s.feedback)
+                stubs_told.add(s.feedback)
                 lines += _wrap(f"--- {s.feedback.rstrip('.')}: {_tests(group)}", width)
                 stub_last = True
             continue
@@ -365,9 +388,19 @@ def terminal(
             if s.output:
                 lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
             stub_last = False
+        elif k in earlier:  # the first test of this cause said it all: one line for all alike
+            said = _same_cause_line(s, earlier[k])
+            if s.output:
+                lines += ["", *_wrap(f"--- {s.entry.number}: {said[0].lower()}{said[1:]}", width)]
+                lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
+            elif said not in told:
+                told.add(said)
+                numbers = ", ".join(alike[said])
+                lines += ["", *_wrap(f"--- {numbers}: {said[0].lower()}{said[1:]}", width)]
+            stub_last = False
         elif s.status not in ("passed", NOT_IN_CONTRACT):
             lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
-            lines += _wrap(test_output(s, earlier.get(k)).rstrip(), width)
+            lines += _wrap(test_output(s, None, later.get(s.entry.number, [])).rstrip(), width)
             stub_last = False
     lines.append("")
     for line in total_line(scored, scope):

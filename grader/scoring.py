@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .charges import charge
 from .errors import RubricError
 from .rubric import Entry, number_key
 
@@ -14,7 +15,7 @@ NOT_GRADED = "not graded"  # a module the test needs does not import (0 points, 
 @dataclass
 class Scored:
     entry: Entry
-    status: str  # passed | failed | not implemented | skipped | not run | NOT_IN_CONTRACT | NOT_GRADED
+    status: str  # passed | failed | not implemented | skipped | not run | NOT_IN_CONTRACT | NOT_GRADED | SAME_CAUSE
     score: float
     feedback: str
     output: str
@@ -25,12 +26,14 @@ class Scored:
     cause: dict = field(default_factory=dict)  # the diagnosed fault of a failure (grader/checks/diagnose.py)
     # The submission's import as its workers measured it: {"cpu_s", "limit_s"} (no test's time)
     imported: dict = field(default_factory=dict)
+    same_as: str | None = None  # the number of the earlier test that names the same cause (grader/charges.py)
 
 
 def score(
     entries: list[Entry], records: list[dict], *, partial_run: bool = False, allow_unlisted: bool = False
 ) -> list[Scored]:
-    """All-or-nothing points per rubric entry (every case of a parametrized test must pass).
+    """All-or-nothing points per rubric entry (every case of a parametrized test must pass), then
+    one charge per cause (grader/charges.py).
 
     A collected test missing from the rubric is an error (the rubric must say what it is worth);
     an entry whose test did not run scores 0, except in a partial run (`--tests`), where it is left
@@ -83,4 +86,4 @@ def score(
     for s in results:
         imports = [r["import"] for r in records if s.entry.covers(r["nodeid"]) and r.get("import")]
         s.imported = max(imports, key=lambda x: x.get("cpu_s", 0), default={})
-    return results
+    return charge(results)

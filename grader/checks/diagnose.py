@@ -12,12 +12,14 @@ fault is named once across tests (grader/report.py: "same cause as 3.2").
 from __future__ import annotations
 
 import contextlib
+from collections import Counter
 from dataclasses import dataclass
 
 import regex
 
 from grader.checks.gpt2 import GPT2_PATTERN
 
+PIECE_STAGES = ("split_on_special_tokens", "pretokenize")  # the stages that cut the text
 MAX_PIECES = 40  # a long corpus is diagnosed on its first pieces: enough to meet any systematic fault
 MAX_PIECE_CHARS = 4000
 CALL_WALL_S, CALL_CPU_S = 20.0, 5.0  # a diagnosis never costs a test its time: a stuck call ends it
@@ -127,6 +129,52 @@ def _pieces(bpe, text: str, special_tokens) -> Finding | None:
         if got is not None and got != want:
             return _smallest_pretokenize_difference(bpe, piece, want, got)
     return None
+
+
+def student_pretokens(bpe, text: str, special_tokens) -> Counter | None:
+    """How often each pre-token (as bytes) occurs in `text` cut by the submission's own
+    split_on_special_tokens and pretokenize: what its trainer saw. None when they cannot all be
+    asked (a stub, an error, a call that does not end, the CS336 contract)."""
+    if getattr(bpe.kit, "contract", "kit") == "cs336":
+        return None
+    counts: Counter | None = None
+    with _bounded(bpe):
+        counts = _student_pretokens(bpe, text, list(dict.fromkeys(special_tokens or [])))
+    return counts
+
+
+def _student_pretokens(bpe, text: str, specials: list[str]) -> Counter | None:
+    cut = _student_cut(bpe, text, specials)
+    if cut is None:
+        return None
+    return Counter(w.encode("utf-8", "surrogatepass") for w, special in cut if not special)
+
+
+def student_cut(bpe, text: str, special_tokens) -> list[tuple[str, bool]] | None:
+    """`text` as the submission's own functions cut it: (pre-token or special token, is special),
+    in order. None when they cannot all be asked (see `student_pretokens`)."""
+    if getattr(bpe.kit, "contract", "kit") == "cs336":
+        return None
+    cut = None
+    with _bounded(bpe):
+        cut = _student_cut(bpe, text, list(dict.fromkeys(special_tokens or [])))
+    return cut
+
+
+def _student_cut(bpe, text: str, specials: list[str]) -> list[tuple[str, bool]] | None:
+    pieces = _call(bpe.split_on_special_tokens, text, specials) if specials else [text]
+    if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
+        return None
+    out: list[tuple[str, bool]] = []
+    for piece in pieces:
+        if piece in specials:
+            out.append((piece, True))
+            continue
+        words = _call(bpe.pretokenize, piece)
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            return None
+        out.extend((w, False) for w in words)
+    return out
 
 
 def first_difference_in_specials(expected: dict, got, special_tokens, where: str) -> Finding | None:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 from dataclasses import dataclass
 
 from grader.checks import golden
 from grader.checks.diagnose import (
+    PIECE_STAGES,
     Diagnosed,
     first_difference_in_tokenizer,
     first_difference_in_tokenizer_vocab,
+    reference_pretokenize,
+    reference_split,
+    student_cut,
 )
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_ids
@@ -21,11 +26,12 @@ class TokenizerFacts:
 
     vocab: dict[int, bytes]
     special_tokens: list[str]
+    merges: list | None = None  # to prove a fault before merging the only one (`pieces_explain`)
 
     @classmethod
-    def of(cls, vocab: dict[int, bytes], special_tokens=None) -> TokenizerFacts:
+    def of(cls, vocab: dict[int, bytes], special_tokens=None, merges=None) -> TokenizerFacts:
         specials = list(dict.fromkeys(special_tokens or []))
-        return cls(golden.with_specials(vocab, specials), specials)
+        return cls(golden.with_specials(vocab, specials), specials, merges)
 
     def id_of(self, token: bytes) -> int:
         return min(i for i, t in self.vocab.items() if t == token)
@@ -35,7 +41,31 @@ def tokenizer_for(bpe, visibility: str, name: str):
     """(the student's tokenizer, the golden case, the facts of a correct tokenizer with the same vocab)."""
     case = golden.EncodeCase(golden.root(visibility), name)
     tok = bpe.BPETokenizer(dict(case.train.vocab), list(case.train.merges), list(case.special_tokens))
-    return tok, case, TokenizerFacts.of(case.train.vocab, case.special_tokens)
+    return tok, case, TokenizerFacts.of(case.train.vocab, case.special_tokens, case.train.merges)
+
+
+def pieces_explain(bpe, facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+    """True when `got` is exactly what a correct encoder gives on the pre-tokens the submission's
+    own split_on_special_tokens and pretokenize make of `text`: then a fault in those functions is
+    the only fault of these ids (`one_fault`, grader/charges.py)."""
+    from grader.oracles.encoder import TrustedEncoder
+
+    cut = student_cut(bpe, text, facts.special_tokens) if facts.merges is not None else None
+    if cut is None:
+        return False
+    encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
+    try:
+        return [i for word, special in cut for i in encoder.ids_of(word, special)] == got
+    except KeyError:  # a byte or a special token the vocab does not hold: not a correct encoding
+        return False
+
+
+def diagnosed_pieces(bpe, facts: TokenizerFacts, finding, text: str, got, message: str, exercised: str):
+    """The failure to raise for a diagnosed stage of `text`, proven the only fault when it is."""
+    failure = diagnosed(finding, message, exercised)
+    if finding.stage in PIECE_STAGES and pieces_explain(bpe, facts, text, got):
+        failure.cause["one_fault"] = True
+    return failure
 
 
 def _tokens(vocab: dict[int, bytes], ids: list[int]) -> str:
@@ -82,6 +112,43 @@ def explain_ids(
     return "\n".join(lines)
 
 
+ENCODE_ORDER = {
+    "key": "encode merge order",
+    "where": "encode",
+    "summary": "your encode merges pairs in another order than their rank",
+    "one_fault": True,
+}
+
+
+def merged_in_another_order(facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+    """True when `got` is a complete merging of every pre-token of `text`, in some other order
+    than by rank: each special token is its one id, every other token lies inside one pre-token
+    and spells it, and no two neighbours inside a pre-token form a learned merge (merging went on
+    to the end). Then the order of merging is the only fault of these ids (`one_fault`); ids that
+    stop early, cross pre-tokens or lose text are not this fault."""
+    if facts.merges is None:
+        return False
+    merges = set(facts.merges)
+    specials = set(facts.special_tokens)
+    tokens = iter(got)
+    for piece in reference_split(text, facts.special_tokens):
+        words = [piece] if piece in specials else reference_pretokenize(piece)
+        for word in words:
+            if piece in specials:
+                if next(tokens, None) != facts.id_of(word.encode("utf-8")):
+                    return False
+                continue
+            raw, made = word.encode("utf-8"), []
+            while b"".join(made) != raw:
+                token = facts.vocab.get(next(tokens, None))
+                if token is None or not raw.startswith(b"".join(made) + token):
+                    return False
+                made.append(token)
+            if any(pair in merges for pair in itertools.pairwise(made)):
+                return False
+    return next(tokens, None) is None
+
+
 def check_encoded(
     bpe,
     tok,
@@ -101,8 +168,12 @@ def check_encoded(
         return
     finding = first_difference_in_tokenizer(bpe, tok, text, facts.special_tokens, facts.vocab)
     if finding is not None:
-        raise diagnosed(finding, intro + explain_ids(facts, text, expected, got, hint=False), exercised)
-    raise AssertionError(intro + explain_ids(facts, text, expected, got) + outro)
+        message = intro + explain_ids(facts, text, expected, got, hint=False)
+        raise diagnosed_pieces(bpe, facts, finding, text, got, message, exercised)
+    message = intro + explain_ids(facts, text, expected, got) + outro
+    if merged_in_another_order(facts, text, got):
+        raise Diagnosed(message, dict(ENCODE_ORDER))
+    raise AssertionError(message)
 
 
 def check_encode_case(bpe, visibility: str, name: str, intro: str = "") -> None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.checks import golden
-from grader.checks.diagnose import first_difference_in_pieces, first_difference_in_specials
+from grader.checks.diagnose import (
+    PIECE_STAGES,
+    Diagnosed,
+    first_difference_in_pieces,
+    first_difference_in_specials,
+    student_pretokens,
+)
+from grader.checks.merge_fault import learned, merge_fault, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
 
@@ -19,31 +26,98 @@ def _shown(path: Path) -> str:
     return path.name
 
 
-def check_training_case(bpe, visibility: str, name: str) -> None:
-    """Train on the case's corpus through the `bpe` fixture; compare merges, then vocab, exactly."""
+# Stand-ins for `special_tokens=[]` (the first that the corpus does not hold): see `_inputs`.
+STAND_INS = ("<|endoftext|>", "<|pad|>", "<|stand-in|>")
+
+
+def _inputs(
+    case: golden.TrainCase, *, empty_list: bool
+) -> tuple[list[str], int, dict[int, bytes], str | None]:
+    """(special_tokens, vocab_size, expected vocab, the stand-in or None) to train the case with.
+
+    `special_tokens=[]` is the concern of one test only (2.19). Every other test trains a case
+    stored with no special token with one that its corpus does not hold, and one more id: the
+    merges are the same (a special token that never occurs cuts nothing), the vocab is the stored
+    one with the stand-in at id 256. So a trainer that cannot take `[]` loses that one test. Where
+    the stand-in sits is not checked either (`_without`): that is the special tokens' tests' concern."""
+    specials = list(case.special_tokens)
+    if specials or empty_list:
+        return specials, case.vocab_size, dict(case.vocab), None
+    text = case.corpus_text()
+    stand_in = next(s for s in STAND_INS if s not in text)
+    vocab = {i: t for i, t in case.vocab.items() if i < 256} | {256: stand_in.encode("utf-8")}
+    vocab |= {i + 1: t for i, t in case.vocab.items() if i >= 256}
+    return [stand_in], case.vocab_size + 1, vocab, stand_in
+
+
+def _without(vocab: dict, stand_in: str) -> dict:
+    """The vocab without the stand-in (when it holds it once), the ids after it moved down by one."""
+    raw = stand_in.encode("utf-8")
+    at = [i for i, t in vocab.items() if t == raw]
+    if len(at) != 1 or not all(isinstance(i, int) for i in vocab):
+        return vocab
+    return {(i - 1 if i > at[0] else i): t for i, t in vocab.items() if i != at[0]}
+
+
+VOCAB_IDS = {
+    "key": "vocab ids",
+    "where": "train_bpe",
+    "summary": "your vocab holds the right tokens at other ids",
+    "one_fault": True,
+}
+
+
+def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = False) -> None:
+    """Train on the case's corpus through the `bpe` fixture; compare merges, then vocab, exactly.
+
+    `empty_list`: pass a case stored with no special token as `special_tokens=[]`, as stored;
+    otherwise with a stand-in that its corpus does not hold (see `_inputs`)."""
     case = golden.TrainCase(golden.root(visibility), name)
-    call = f"train_bpe('{_shown(case.corpus_path)}', vocab_size={case.vocab_size}, special_tokens={case.special_tokens!r})"
-    vocab, merges = check_train_result(
-        bpe.train_bpe(case.corpus_path, case.vocab_size, list(case.special_tokens))
-    )
-    if merges != case.merges or vocab != case.vocab:
-        check_stages_before_merging(bpe, case.corpus_text(), case.special_tokens, case.vocab, vocab, call)
+    specials, vocab_size, expected_vocab, stand_in = _inputs(case, empty_list=empty_list)
+    call = f"train_bpe('{_shown(case.corpus_path)}', vocab_size={vocab_size}, special_tokens={specials!r})"
+    vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, vocab_size, list(specials)))
+    if merges != case.merges or vocab != expected_vocab:
+        limit = vocab_size - 256 - len(dict.fromkeys(specials))
+        check_stages_before_merging(
+            bpe, case.corpus_text(), specials, expected_vocab, vocab, call, merges, limit
+        )
     problem = explain_merges(case.diagnostics(), case.merges, merges)
     if problem:
-        raise AssertionError(f"{call} ({case.about}):\n{problem}")
+        fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"))
+        message = f"{call} ({case.about}):\n{problem}"
+        raise AssertionError(message) if fault is None else Diagnosed(message, fault)
     if getattr(bpe.kit, "contract", "kit") == "cs336":  # any id per token (grader/cs336/contract.py)
         from grader.cs336.contract import relabelled
 
-        vocab = relabelled(vocab, case.vocab)
-    problem = explain_vocab(case.vocab, vocab, len(dict.fromkeys(case.special_tokens)))
+        vocab = relabelled(vocab, expected_vocab)
+    if stand_in is not None:
+        vocab, expected_vocab, specials = _without(vocab, stand_in), dict(case.vocab), []
+    problem = explain_vocab(expected_vocab, vocab, len(dict.fromkeys(specials)))
     if problem:
-        raise AssertionError(f"{call}: the merges are right but the vocab is not.\n{problem}")
+        message = f"{call}: the merges are right but the vocab is not.\n{problem}"
+        if sorted(vocab.values()) == sorted(expected_vocab.values()):  # only the ids differ
+            raise Diagnosed(message, dict(VOCAB_IDS))
+        raise AssertionError(message)
 
 
-def check_stages_before_merging(bpe, text: str, special_tokens, expected_vocab, vocab, call: str) -> None:
+def check_stages_before_merging(
+    bpe, text: str, special_tokens, expected_vocab, vocab, call: str, merges=None, limit: int = 0
+) -> None:
     """Raise the diagnosed cause when training went wrong before any merge: the special tokens in
-    the vocab (each once), the special-token split or pretokenize on the corpus itself."""
+    the vocab (each once), the special-token split or pretokenize on the corpus itself. A wrong
+    split or pretokenize is proven the only fault (`one_fault`) when a correct trainer, given the
+    pre-tokens the submission's own functions make, learns exactly its `merges`."""
     found = first_difference_in_specials(expected_vocab, vocab, special_tokens, "train_bpe")
     found = found or first_difference_in_pieces(bpe, text, special_tokens)
-    if found is not None:
-        raise diagnosed(found, f"(found while checking {call})", "train_bpe")
+    if found is None:
+        return
+    failure = diagnosed(found, f"(found while checking {call})", "train_bpe")
+    if found.stage in PIECE_STAGES and merges is not None:
+        counts = (
+            student_pretokens(bpe, text, special_tokens)
+            if vocab_follows(vocab, special_tokens, merges)
+            else None
+        )
+        if counts is not None and merges == learned(counts, limit):
+            failure.cause["one_fault"] = True
+    raise failure

@@ -50,6 +50,12 @@ class TrustedEncoder:
             parts = out
         return [self.ids[p] for p in parts]
 
+    def ids_of(self, pretoken: str, special: bool = False) -> list[int]:
+        """The ids of one pre-token (merged), or of one special token (its single id)."""
+        if special:
+            return [self.ids[pretoken.encode("utf-8")]]
+        return self._merge_word(pretoken.encode("utf-8"))
+
     def encode(self, text: str) -> list[int]:
         specials = set(self.special_tokens)
         out: list[int] = []

@@ -140,6 +140,15 @@ class Replay:
             ([bytes([b]) for b in word], freq) for word, freq in pretokens(text, specials, rules).items()
         ]
 
+    @classmethod
+    def of_pretokens(cls, counts: Counter) -> Replay:
+        """The replay of pre-tokens counted elsewhere (a submission's own, to explain its merges)."""
+        return cls("", [])._with([([bytes([b]) for b in word], freq) for word, freq in counts.items()])
+
+    def _with(self, words) -> Replay:
+        self.words = words
+        return self
+
     def apply(self, pair: tuple[bytes, bytes]) -> None:
         self.words = [
             (_apply(tokens, pair) if len(tokens) > 1 else tokens, freq) for tokens, freq in self.words
@@ -167,19 +176,25 @@ def train(
     limit = vocab_size - len(vocab)
     if max_merges is not None:
         limit = min(limit, max_merges)
-    tie = _tie_key(rules, ids)
-    while len(merges) < limit:
-        counts = replay.counts()
-        if not counts:
-            break
-        top = max(counts.values())
-        best = max((pair for pair, n in counts.items() if n == top), key=tie)
+    for best in greedy(replay, limit, _tie_key(rules, ids)):
         merges.append(best)
         new = best[0] + best[1]
         vocab[len(vocab)] = new
         ids.setdefault(new, len(vocab) - 1)
-        replay.apply(best)
     return vocab, merges
+
+
+def greedy(replay: Replay, limit: int, tie=lambda pair: pair):
+    """Yield up to `limit` merges, each the most frequent pair (ties: the greatest by `tie`), applied
+    to `replay` before the next is chosen; stop early when no pair is left."""
+    for _ in range(max(0, limit)):
+        counts = replay.counts()
+        if not counts:
+            return
+        top = max(counts.values())
+        best = max((pair for pair, n in counts.items() if n == top), key=tie)
+        yield best
+        replay.apply(best)
 
 
 def read_corpus(path) -> str:

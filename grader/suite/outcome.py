@@ -7,6 +7,7 @@ hidden): only the assertion message, or the student's exception with their own f
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
@@ -93,7 +94,7 @@ def record(item, report, call, output: str) -> dict | None:
         feedback = "\n".join([feedback, *notes]).strip("\n") if feedback else "\n".join(notes)
     # A diagnosed cause travels as data on the failure (grader/checks/diagnose.py: `Diagnosed.cause`),
     # so that the report names one fault once across the tests it fails.
-    cause = getattr(call.excinfo.value, "cause", None) if call.excinfo is not None else None
+    cause = cause_of(call.excinfo.value) if call.excinfo is not None else None
     # Measured figures travel as data (grader/checks/speed.py): `record_property("figures", {...})`.
     figures = {}
     for k, v in report.user_properties:
@@ -103,7 +104,7 @@ def record(item, report, call, output: str) -> dict | None:
         "nodeid": item.nodeid,
         "status": status,
         "figures": figures,
-        "cause": dict(cause) if isinstance(cause, dict) and status == "failed" else {},
+        "cause": _cause(item, cause) if isinstance(cause, dict) and status == "failed" else {},
         "feedback": _normal(item, feedback),
         "output": _normal(item, output, cap=OUTPUT_CAP + 200),
         "duration": report.duration,
@@ -114,6 +115,35 @@ def record(item, report, call, output: str) -> dict | None:
             k: _normal(item, v, cap=300) if isinstance(v, str) else v for k, v in data.items()
         }
     return rec
+
+
+def _cause(item, cause: dict) -> dict:
+    """The cause as a report holds it: its summary (which may quote the student) made safe."""
+    out = dict(cause)
+    if isinstance(out.get("summary"), str):
+        out["summary"] = _normal(item, out["summary"], cap=200)
+    return out
+
+
+def cause_of(exc) -> dict | None:
+    """The fault a failure is known to come from, as data: a diagnosed one (`Diagnosed.cause`), or
+    the student's exception, keyed by its type and their frames, so that the same crash at the
+    same place in several tests is named once (grader/charges.py). A crash is never `one_fault`:
+    it is charged in every test it fails, like a stub."""
+    cause = getattr(exc, "cause", None)
+    if isinstance(cause, dict):
+        return cause
+    from ..sandbox.remote import RemoteError
+
+    if not isinstance(exc, RemoteError) or not exc.student_traceback:
+        return None
+    frames = hashlib.sha256(exc.student_traceback.encode("utf-8", "backslashreplace")).hexdigest()[:16]
+    message = " ".join(str(exc).split())
+    return {
+        "key": f"raised {exc.remote_type} at {frames}",
+        "where": "",
+        "summary": f"your code raised {exc.remote_type}" + (f": {message:.80}" if message else ""),
+    }
 
 
 _TEMP_DIRS = re.compile(r"/tmp/bpe-kit-[A-Za-z0-9_]+|/tmp/pytest-of-[^/\s]+/pytest-\d+")

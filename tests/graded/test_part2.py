@@ -34,7 +34,6 @@ def test_split_on_special_tokens(bpe):
         ("<|e|><|e|><|e|>", ["<|e|>", "<|e|><|e|>"], ["<|e|><|e|>", "<|e|>"]),
         ("a[SEP]b(a|b)*c", ["[SEP]", "(a|b)*"], ["a", "[SEP]", "b", "(a|b)*", "c"]),
         ("SEP a|b", ["[SEP]", "(a|b)*"], ["SEP a|b"]),
-        ("no specials here", [], ["no specials here"]),
         ("", [EOT], []),
         ("<|endoftext|", [EOT], ["<|endoftext|"]),
     ]
@@ -127,7 +126,6 @@ def test_train_argument_errors(bpe):
     if found:
         raise diagnosed(found, "(train_bpe(corpus, 270, special_tokens=[EOT, EOT]))")
     for vocab_size, specials, why in [
-        (255, [], "256 byte tokens do not fit in 255 ids"),
         (256, [EOT], "256 bytes + 1 special token need 257 ids"),
         (257, [EOT, "<|pad|>"], "256 bytes + 2 special tokens need 258 ids"),
     ]:
@@ -155,8 +153,8 @@ def test_train_file_errors(bpe, tmp_path):
     missing = "/nonexistent/bpe-kit/missing-corpus-4321.txt"
     error = expect_error(
         FileNotFoundError,
-        lambda: bpe.train_bpe(missing, 300, []),
-        f"train_bpe({missing!r}, 300, [])",
+        lambda: bpe.train_bpe(missing, 300, [EOT]),
+        f"train_bpe({missing!r}, 300, [{EOT!r}])",
         "the file does not exist",
     )
     assert "missing-corpus-4321.txt" in str(error), (
@@ -166,7 +164,7 @@ def test_train_file_errors(bpe, tmp_path):
     bad.write_bytes(b"hello world\nthis byte \xff is not UTF-8\n")
     error = expect_error(
         ValueError,
-        lambda: bpe.train_bpe(bad, 300, []),
+        lambda: bpe.train_bpe(bad, 300, [EOT]),
         "train_bpe on a file holding the byte 0xff",
         "the file is not valid UTF-8",
     )
@@ -185,9 +183,8 @@ def test_train_exact_text(bpe):
 
 @pytest.mark.timeout(60)
 def test_train_only_listed_specials(bpe):
-    # "<|pad|>" is the only special token; then none is, and "<|endoftext|>" is ordinary text.
+    # "<|pad|>" is the only special token: "<|endoftext|>" in the same file is ordinary text.
     check_training_case(bpe, "public", "other_special")
-    check_training_case(bpe, "public", "eot_not_special")
 
 
 @pytest.mark.timeout(120)
@@ -208,7 +205,6 @@ def test_train_edge_files(bpe, tmp_path):
     only = tmp_path / "only-special-tokens.txt"
     only.write_bytes((EOT * 3 + "<|pad|>" + EOT).encode("utf-8"))
     for path, specials, what in [
-        (empty, [], "an empty file, special_tokens=[]"),
         (empty, [EOT], "an empty file"),
         (only, [EOT, "<|pad|>"], "a file that holds nothing but special tokens"),
     ]:
@@ -219,3 +215,28 @@ def test_train_edge_files(bpe, tmp_path):
             f"expected the 256 bytes and the special tokens ({len(expected)} ids) and no merges, "
             f"got {len(vocab)} ids and {len(merges)} merges"
         )
+
+
+@pytest.mark.timeout(120)
+def test_train_no_special_tokens(bpe):
+    # special_tokens=[] is this test's concern alone: every other test that trains on a file without
+    # special tokens passes one that the file does not hold (grader/checks/training_check.py).
+    # No special token at all: "<|endoftext|>" in the file is ordinary text.
+    check_training_case(bpe, "public", "eot_not_special", empty_list=True)
+    # No special token, so nowhere to cut the file (graded as on 2, 4 and 8 cores, like 2.17).
+    for cores in (2, 4, 8):
+        with bpe.kit.cores(cores):
+            check_training_case(bpe, "public", "cut_nowhere", empty_list=True)
+    if getattr(bpe.kit, "contract", "kit") != "kit":
+        return  # the rest is the kit's own contract (CS336 has no split function, no size errors)
+    got = bpe.split_on_special_tokens("no specials here", [])
+    assert got == ["no specials here"], (
+        f"split_on_special_tokens('no specials here', []) should be ['no specials here'], got {got!r}"
+    )
+    corpus = golden.root("public") / "corpora" / "tiny_words.txt"
+    expect_error(
+        ValueError,
+        lambda: bpe.train_bpe(corpus, 255, []),
+        "train_bpe(corpus, 255, [])",
+        "256 byte tokens do not fit in 255 ids",
+    )

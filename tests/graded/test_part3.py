@@ -19,11 +19,12 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from grader.checks import chunking, golden
-from grader.checks.diagnose import first_difference_in_tokenizer
+from grader.checks.diagnose import first_difference_in_pieces, first_difference_in_tokenizer
 from grader.checks.encoding_check import (
     TokenizerFacts,
     check_encode_case,
     check_encoded,
+    diagnosed_pieces,
     tokenizer_first,
     tokenizer_for,
 )
@@ -193,7 +194,7 @@ def _saved_files_checks(bpe, tok, case, facts):
 
 @pytest.mark.timeout(120)
 def test_round_trip_property(bpe):
-    tok, _, _ = tokenizer_for(bpe, "public", "basic")
+    tok, _, facts = tokenizer_for(bpe, "public", "basic")
 
     @given(TEXTS)
     @example(EOT + EOT + EOT)
@@ -201,10 +202,16 @@ def test_round_trip_property(bpe):
     def round_trip(text):
         ids = check_ids(tok.encode(text))
         back = tok.decode(ids)
-        assert back == text, (
+        if back == text:
+            return
+        message = (
             f"the smallest text that breaks your round trip: {text!r}\n"
             f"  encode gave {ids}\n  decode gave back {back!r}"
         )
+        found = first_difference_in_pieces(bpe, text, facts.special_tokens)  # text lost before encoding?
+        if found is not None:
+            raise diagnosed_pieces(bpe, facts, found, text, ids, message, "encode")
+        raise AssertionError(message)
 
     for text in reversed(ONE_CHARS):  # tried first, so a failure is reported at its smallest
         round_trip = example(text)(round_trip)
@@ -277,7 +284,7 @@ def test_encode_vocab_ids_not_in_merge_order(bpe):
     moved = dict(zip(learned, reversed(learned)))
     shuffled = {moved.get(i, i): token for i, token in vocab.items()}
     tok = bpe.BPETokenizer(shuffled, list(case.train.merges), list(case.special_tokens))
-    facts = TokenizerFacts.of(shuffled, case.special_tokens)
+    facts = TokenizerFacts.of(shuffled, case.special_tokens, case.train.merges)
     for text, ids in case.texts:
         expected = [moved.get(i, i) for i in ids]
         got = check_ids(tok.encode(text))

@@ -143,3 +143,47 @@ def test_kill_matrix_agrees_with_the_catalogue():
         )
         if entry.kind in ("mutant", "slow"):
             assert got, f"{entry.name} survives the whole graded suite"
+
+
+def test_one_bug_rows_lose_at_most_one_faults_cap():
+    """One cause, one charge (grader/charges.py): a row with one bug loses at most CAP points in
+    the full grading, unless its `over_cap` says why; a row that no longer needs that says so."""
+    from grader.charges import CAP
+
+    lost = kill_matrix.points_lost(kill_matrix.MATRIX.read_text(encoding="utf-8"))
+    graded = [e for e in ENTRIES if e.kind != "hostile"]
+    assert sorted(lost) == sorted(e.name for e in graded), (
+        "kill_matrix.md has no `lost` column: regenerate it"
+    )
+    over = {e.name: lost[e.name] for e in graded if e.bugs == 1 and not e.over_cap and lost[e.name] > CAP}
+    assert not over, (
+        f"one-bug rows that lose more than {CAP} points (fix the suite, or say why in over_cap): {over}"
+    )
+    stale = [e.name for e in graded if e.over_cap and lost[e.name] <= CAP]
+    assert not stale, f"rows within the cap whose over_cap is no longer needed: {stale}"
+
+
+def test_two_bug_rows_lose_more_than_either_bug_alone():
+    """Each of two independent bugs is charged: the row loses more than its first bug's cap allows
+    alone, and every test its `fails` names (checked with the matrix above)."""
+    lost = kill_matrix.points_lost(kill_matrix.MATRIX.read_text(encoding="utf-8"))
+    rows = [e for e in ENTRIES if e.bugs == 2]
+    assert len(rows) >= 3
+    singles = {e.name: lost[e.name] for e in ENTRIES if e.bugs == 1 and e.name in lost}
+    for entry in rows:
+        alone = [n for n in singles if n != entry.name and set(_fails(n)) < set(_fails(entry.name))]
+        assert alone, f"{entry.name}: no one-bug row holds one of its bugs alone"
+        assert all(lost[entry.name] > singles[n] for n in alone), (entry.name, alone, lost[entry.name])
+
+
+def _fails(name: str) -> set[str]:
+    return expected_failures(catalogue.by_name(name))
+
+
+def test_the_handout_states_the_cap():
+    from grader.charges import CAP
+
+    handout = (KIT_ROOT / "assignment" / "README.md").read_text(encoding="utf-8")
+    readme = (KIT_ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"costs at most {CAP} points in all" in handout
+    assert f"costs at most {CAP} points in all" in readme

@@ -22,7 +22,7 @@ needs_rubric = pytest.mark.skipif(not build.RUBRIC.is_file(), reason="grader/rub
 @needs_rubric
 def test_committed_points_table_is_the_generated_one():
     committed = build.current_block(build.HANDOUT.read_text(encoding="utf-8"))
-    assert committed == build.render_table(build.load_rubric()), (
+    assert committed == build.render_points(build.load_rubric()), (
         "assignment/README.md is out of date: run `python -m assignment.build`"
     )
 

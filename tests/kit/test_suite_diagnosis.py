@@ -13,6 +13,7 @@ import re
 import pytest
 
 from grader import scoring
+from grader.charges import charge
 from grader.checks import diagnose
 from grader.checks.diagnose import Finding
 from grader.checks.messages import diagnosed, explain_finding
@@ -147,35 +148,40 @@ def _scored(number: str, cause: dict, feedback: str, status: str = "failed") -> 
     return scoring.Scored(entry, status, 0 if status == "failed" else 2, feedback, "", 0.1, {}, cause=cause)
 
 
-def test_one_cause_is_named_once_and_every_failed_test_keeps_its_own_charge():
+def test_one_cause_is_named_once_and_an_unproven_one_charges_every_test():
     cause = {
         "key": "special_missing",
         "where": "BPETokenizer.__init__",
         "summary": "The special token '<|x|>' never got an id",
     }
-    scored = [
-        _scored("3.2", cause, "The special token '<|x|>' never got an id: ... (the full story)"),
-        _scored("3.4", {}, "", status="passed"),
-        _scored("3.5", cause, "The fault is in BPETokenizer.__init__, not save.\n... (the same story again)"),
-        _scored(
-            "3.9", {"key": "pretokenize", "where": "pretokenize", "summary": "Your pretokenize ..."}, "other"
-        ),
-    ]
+    scored = charge(
+        [
+            _scored("3.2", cause, "The special token '<|x|>' never got an id: ... (the full story)"),
+            _scored("3.4", {}, "", status="passed"),
+            _scored(
+                "3.5", cause, "The fault is in BPETokenizer.__init__, not save.\n... (the same story again)"
+            ),
+            _scored(
+                "3.9",
+                {"key": "pretokenize", "where": "pretokenize", "summary": "Your pretokenize ..."},
+                "other",
+            ),
+        ]
+    )
     results = results_json(scored, execution_time=1.0, isolation="test")
     by_number = {t["number"]: t for t in results["tests"]}
     assert "the full story" in by_number["3.2"]["output"]
     assert by_number["3.5"]["output"] == (
-        "Same cause as 3.2: The special token '<|x|>' never got an id. The fault is in "
-        "BPETokenizer.__init__; fix it there first (see 3.2)."
+        "Same cause as 3.2 (the special token '<|x|>' never got an id). Fix BPETokenizer.__init__ first."
     )
     assert by_number["3.5"]["extra_data"]["cause"] == {
         "key": "special_missing",
         "where": "BPETokenizer.__init__",
     }
     assert by_number["3.9"]["output"] == "other"  # another cause: its own story
-    assert results["score"] == 2  # each failed test still costs its own points
+    assert results["score"] == 2  # not proven to be that fault alone: each failed test costs its points
     page = terminal(scored, width=200)
-    assert "Same cause as 3.2" in page and page.count("the full story") == 1
+    assert "--- 3.5: same cause as 3.2" in page and page.count("the full story") == 1
 
 
 # ------------------------------------------------------------------ catalogue rows, graded jailed
@@ -189,14 +195,14 @@ ROWS = {
             "2.2": (False, ["Your pretokenize splits"], []),
             "3.9": (
                 False,
-                ["Same cause as 2.2: Your pretokenize splits", "The fault is in pretokenize"],
+                ["Same cause as 2.2 (your pretokenize splits", "charged here, up to 10 points"],
                 ["LOWEST"],
             ),
         },
     ),
     "pretokenize_whole_pieces": (
         "test_pretokenize or test_training_speed",
-        {"E.1": (False, ["Same cause as 2.2: Your pretokenize splits"], ["recount"])},
+        {"E.1": (False, ["Same cause as 2.2 (your pretokenize splits"], ["recount"])},
     ),
     "train_duplicate_specials": (
         "test_train_argument_errors or test_train_regex_metacharacter_specials",
@@ -213,7 +219,7 @@ ROWS = {
         "test_encode_special_tokens or test_save_and_load_round_trip or test_saved_files_are_gpt2_format",
         {
             "3.2": (False, ["never got an id"], ["longest one wins", "Same cause"]),
-            "3.5": (False, ["Same cause as 3.2", "The fault is in BPETokenizer.__init__"], []),
+            "3.5": (False, ["Same cause as 3.2", "Fix BPETokenizer.__init__ first."], []),
             "3.7": (False, ["Same cause as 3.2"], []),
         },
     ),

@@ -54,6 +54,10 @@ class Entry:
     feedback: dict[str, str] = field(default_factory=dict)  # id -> words its feedback must contain
     # Files ("bpe/x.py") that must not compile: the row is about a module that does not import.
     uncompilable: tuple[str, ...] = ()
+    # How many independent bugs the row holds: one (the rule), or two, each of which must be charged.
+    bugs: int = 1
+    # Why this one-bug row may lose more than one fault's cap (grader/charges.py CAP), when it does.
+    over_cap: str | None = None
 
     def must_fail(self, test_id: str) -> bool:
         patterns = (*self.fails, *self.collateral)
@@ -83,6 +87,8 @@ def load(path: Path = CATALOGUE) -> list[Entry]:
                 gap=row.get("gap"),
                 feedback=dict(row.get("feedback", {})),
                 uncompilable=tuple(row.get("uncompilable", ())),
+                bugs=int(row.get("bugs", 1)),
+                over_cap=row.get("over_cap"),
             )
         except KeyError as e:
             raise CatalogueError(f"{where}: missing key {e}") from None
@@ -94,6 +100,8 @@ def load(path: Path = CATALOGUE) -> list[Entry]:
             raise CatalogueError(f"{where}: a {entry.kind} must fail nothing")
         if entry.kind in ("mutant", "slow") and not entry.fails:
             raise CatalogueError(f"{where}: a {entry.kind} must name the tests it fails")
+        if entry.bugs not in (1, 2) or (entry.bugs == 2 and entry.over_cap):
+            raise CatalogueError(f"{where}: bugs is 1 or 2, and over_cap is for one-bug rows only")
         if not entry.why.strip() or "\n" in entry.why.strip():
             raise CatalogueError(f"{where}: `why` must be one line")
         seen.add(entry.name)

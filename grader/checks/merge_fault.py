@@ -1,0 +1,136 @@
+"""Is a wrong list of merges explained by the tie-break alone?
+
+A wrong tie-break makes nearly every list of merges wrong, so one fault fails every training test.
+The grade charges such a fault up to a cap (grader/charges.py), but only when it is proven to be
+the ONLY fault of that output: otherwise a second bug could hide behind the first one's cap. The
+proof is a replay of the student's own merges on the contract's pre-tokens: each merge must be a
+most frequent pair at its step (given the student's own merges before it), and training must stop
+where the contract says. Then the merges are a correct BPE whose ties went another way, and
+nothing else.
+"""
+
+from __future__ import annotations
+
+from grader.checks import golden
+from grader.checks.messages import first_difference
+
+TIE_BREAK = {
+    "key": "tie-break",
+    "where": "train_bpe",
+    "summary": "ties broken another way in train_bpe",
+    "one_fault": True,
+}
+
+
+def merge_fault(
+    case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit"
+) -> dict | None:
+    """The cause (data) of wrong merges when one fault alone explains them: too few or too many
+    merges, another tie-break, or exactly the merges of a classic mistake; None otherwise. The vocab must follow the merges (bytes, the
+    special tokens, one token per merge), or a second fault could hide in it."""
+    if not vocab_follows(vocab, specials, got, contract):
+        return None
+    diagnostics = case.diagnostics()
+    return (
+        merge_count_fault(case.merges, got, len(dict.fromkeys(specials)))
+        or tie_break_cause(case.corpus_text(), specials, case.merges, got, diagnostics, case.stops_early)
+        or mistake_fault(diagnostics, got)
+    )
+
+
+def mistake_fault(diagnostics, got: list) -> dict | None:
+    """The classic mistake (grader/checks/mistakes.py) whose stored merges are exactly `got`, all
+    of them: that mistake alone makes these merges."""
+    from grader.checks.mistakes import BY_ID
+
+    for key, mistake in BY_ID.items():
+        if diagnostics.mistakes.get(key) == list(got):
+            summary = mistake.name.replace(" (", ": ").removesuffix(")")  # read inside parentheses
+            return {"key": f"mistake {key}", "where": "train_bpe", "summary": summary, "one_fault": True}
+    return None
+
+
+def first_merges_fault(text: str, specials, expected: list, got: list, diagnostics) -> dict | None:
+    """For a check of the first merges only (the training speed gate: `got` cut to as many as
+    `expected`): the tie-break or the classic mistake that alone explains them, else None."""
+    return tie_break_cause(text, specials, expected, got, diagnostics, stops_early=False) or mistake_fault(
+        diagnostics, got
+    )
+
+
+def merge_count_fault(expected: list, got: list, n_specials: int = 0) -> dict | None:
+    """The merges are right but stop too early or go on too long: the count is the only fault.
+    One merge too many per special token is one fault, however many special tokens a test has."""
+    n = min(len(expected), len(got))
+    if len(got) == len(expected) or got[:n] != expected[:n]:
+        return None
+    delta = len(got) - len(expected)
+    if delta == n_specials:
+        return {
+            "key": "merge count: special tokens not in vocab_size",
+            "where": "train_bpe",
+            "summary": "train_bpe does not count the special tokens in vocab_size",
+            "one_fault": True,
+        }
+    few = f"{-delta} merge(s) too few" if delta < 0 else f"{delta} merge(s) too many"
+    return {
+        "key": f"merge count {delta:+d}",
+        "where": "train_bpe",
+        "summary": f"train_bpe makes {few}",
+        "one_fault": True,
+    }
+
+
+def tie_break_cause(
+    text: str, specials, expected: list, got: list, diagnostics, stops_early: bool
+) -> dict | None:
+    """The tie-break cause when it alone explains `got` (merges learned on `text`), else None."""
+    k = first_difference(expected, got)
+    if k is None or k >= len(expected) or k >= len(got):
+        return None
+    step = diagnostics.steps[k]
+    n = step.counts.get(tuple(got[k]))
+    if n != step.top and not (n is None and step.others == step.top):
+        return None  # not even the first difference is a tie: cheap to rule out before a replay
+    if not only_ties_differ(text, list(specials), got, len(expected), stops_early):
+        return None
+    return dict(TIE_BREAK)
+
+
+def vocab_follows(vocab, specials: list[str], merges: list, contract: str = "kit") -> bool:
+    """Is `vocab` exactly what `merges` make: bytes 0-255, the special tokens, one token per merge
+    (the CS336 contract: the same tokens, any ids)?"""
+    from grader.oracles.trainer import initial_vocab
+
+    if not isinstance(vocab, dict):
+        return False
+    made = initial_vocab(list(specials))
+    for a, b in merges:
+        made[len(made)] = a + b
+    if contract == "cs336":
+        return sorted(vocab.values()) == sorted(made.values())
+    return vocab == made
+
+
+def only_ties_differ(text: str, specials: list[str], got: list, length: int, stops_early: bool) -> bool:
+    """True when every merge of `got` is a most frequent pair at its step on the contract's
+    pre-tokens of `text`, and `got` stops where a correct trainer must: after `length` merges, or,
+    for a case that runs out of pairs, when no pair is left."""
+    from grader.oracles.trainer import Replay
+
+    if not stops_early and len(got) != length:
+        return False
+    replay = Replay(text, specials)
+    for pair in got:
+        counts = replay.counts()
+        if not counts or counts.get(tuple(pair)) != max(counts.values()):
+            return False
+        replay.apply(tuple(pair))
+    return not stops_early or not replay.counts()
+
+
+def learned(counts, limit: int) -> list:
+    """The merges a correct trainer learns from these pre-token counts (bytes -> count)."""
+    from grader.oracles.trainer import Replay, greedy
+
+    return list(greedy(Replay.of_pretokens(counts), limit))

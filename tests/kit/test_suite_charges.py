@@ -1,0 +1,203 @@
+"""One cause, one charge (grader/charges.py): a proven fault costs at most CAP points, a second
+fault is charged on its own, and the report names the cause once, then "same cause as N"."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from grader import scoring
+from grader.charges import CAP, SAME_CAUSE, charge
+from grader.checks.merge_fault import TIE_BREAK, only_ties_differ
+from grader.oracles.trainer import Rules, train
+from grader.report import results_json, terminal
+from grader.rubric import Entry
+
+CRASH = {"key": "raised ValueError at 0123", "where": "", "summary": "your code raised ValueError"}
+
+
+def _failed(number: str, points: int, cause: dict, status: str = "failed") -> scoring.Scored:
+    entry = Entry(
+        f"test_part2.py::test_{number.replace('.', '_')}", number, f"test {number}", 2, points, "visible"
+    )
+    score = points if status == "passed" else 0
+    return scoring.Scored(entry, status, score, f"the full story of {number}", "", 0.1, {}, cause=dict(cause))
+
+
+def _lost(scored) -> int:
+    return sum(s.entry.points - s.score for s in scored)
+
+
+def test_a_proven_fault_costs_at_most_the_cap_its_first_test_in_full():
+    scored = charge([_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 10)])
+    assert _lost(scored) == 9 <= CAP  # 3 + 3 + 3; a fourth test would pass the cap
+    assert [s.status for s in scored] == ["failed"] * 3 + [SAME_CAUSE] * 4
+    assert all(s.same_as == "2.3" for s in scored[1:]) and scored[0].same_as is None
+    big = charge([_failed("2.3", 12, TIE_BREAK), _failed("2.4", 2, TIE_BREAK)])
+    assert _lost(big) == 12  # the test that names the fault is charged in full, even past the cap
+
+
+def test_an_unproven_cause_is_named_once_but_charged_in_every_test():
+    scored = charge([_failed(f"2.{k}", 3, CRASH) for k in range(3, 10)])
+    assert _lost(scored) == 21 and all(s.status == "failed" for s in scored)
+    assert [s.same_as for s in scored] == [None] + ["2.3"] * 6
+    half = charge(
+        [
+            _failed("2.3", 5, TIE_BREAK),
+            *(_failed(f"2.{k}", 5, {**TIE_BREAK, "one_fault": False}) for k in (4, 5)),
+        ]
+    )
+    assert (
+        _lost(half) == 15
+    )  # a test where the fault is not proven alone is charged: a second bug may hide there
+
+
+def test_a_second_fault_is_charged_on_its_own():
+    scored = charge(
+        [
+            *(_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 10)),
+            _failed("2.19", 2, CRASH),
+            _failed("3.4", 2, {}),
+        ]
+    )
+    assert _lost(scored) == 9 + 2 + 2
+    assert scored[7].same_as is None and scored[8].same_as is None
+
+
+def test_the_report_names_the_cause_once_then_one_line_each():
+    scored = charge([_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 7)] + [_failed("2.19", 2, CRASH)])
+    results = results_json(scored, execution_time=1.0, isolation="test")
+    out = {t["number"]: t for t in results["tests"]}
+    assert out["2.3"]["output"].startswith("the full story of 2.3\n\nThe same fault fails 2.4, 2.5, 2.6 too")
+    assert out["2.4"]["output"] == (
+        "Same cause as 2.3 (ties broken another way in train_bpe); charged here, up to 10 points for this fault in all."
+    )
+    assert out["2.6"]["output"] == (
+        "Same cause as 2.3 (ties broken another way in train_bpe); not charged here: one fault costs at most 10 points."
+    )
+    assert out["2.6"]["score"] == 3 and out["2.6"]["extra_data"]["charged"] is False
+    assert out["2.4"]["extra_data"] == {
+        "cause": {"key": "tie-break", "where": "train_bpe"},
+        "same_cause_as": "2.3",
+        "charged": True,
+    }
+    assert results["score"] == 3  # 2.6 keeps its points; 2.3, 2.4, 2.5 and 2.19 lose theirs
+    page = terminal(scored, width=80)
+    assert page.count("the full story of 2.3") == 1 and all(len(line) <= 80 for line in page.splitlines())
+    assert "--- 2.6: same cause as 2.3 (ties broken another way in train_bpe); not charged" in page
+
+
+def test_only_ties_differ_is_proven_by_a_replay():
+    text = "hug pug pun bun hugs " * 3 + "ab ab cd cd " * 2
+    _, right = train(text, 280, [])
+    _, smaller = train(text, 280, [], Rules(tie_break="smaller_bytes"))
+    assert smaller != right
+    assert only_ties_differ(text, [], smaller, len(right), stops_early=False)
+    assert only_ties_differ(text, [], right, len(right), stops_early=False)
+    assert not only_ties_differ(text, [], smaller[:-1], len(right), stops_early=False)  # one merge short
+    rare = [(b"a", b"b"), *smaller[1:]]  # (b'a', b'b') occurs 4 times; (b'u', b'g') 9 times
+    assert not only_ties_differ(text, [], rare, len(right), stops_early=False)
+
+
+def test_the_test_that_names_a_fault_lists_the_others_and_the_cap():
+    scored = charge([_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 7)] + [_failed("2.19", 2, CRASH)])
+    out = {t["number"]: t["output"] for t in results_json(scored, execution_time=1.0, isolation="t")["tests"]}
+    assert out["2.3"].endswith("The same fault fails 2.4, 2.5, 2.6 too; it costs at most 10 points in all.")
+    assert out["2.19"] == "the full story of 2.19"  # its own cause, no other test shares it
+
+
+def test_the_terminal_says_alike_same_cause_lines_once_for_all():
+    scored = charge([_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 9)])
+    page = terminal(scored, width=80)
+    assert "--- 2.4, 2.5: same cause as 2.3 (ties broken another way in train_bpe); charged" in page
+    assert "--- 2.6, 2.7, 2.8: same cause as 2.3 (ties broken another way in train_bpe); not" in page
+
+
+def test_a_merge_count_fault_is_the_only_fault_when_the_merges_are_a_prefix():
+    from grader.checks.merge_fault import merge_count_fault, vocab_follows
+
+    expected = [(b"a", b"b"), (b"ab", b"c"), (b"d", b"e")]
+    assert merge_count_fault(expected, expected[:2])["key"] == "merge count -1"
+    assert (
+        merge_count_fault(expected, [*expected, (b"x", b"y")])["summary"]
+        == "train_bpe makes 1 merge(s) too many"
+    )
+    assert merge_count_fault(expected, [expected[1], expected[0]]) is None  # same count: not this fault
+    assert merge_count_fault(expected, [(b"x", b"y")]) is None  # not a prefix: another fault
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"<|e|>", 257: b"ab", 258: b"abc"}
+    assert vocab_follows(vocab, ["<|e|>"], expected[:2])
+    assert not vocab_follows({**vocab, 256: b"ab", 257: b"<|e|>"}, ["<|e|>"], expected[:2])  # special last
+    assert vocab_follows({**vocab, 256: b"ab", 257: b"<|e|>"}, ["<|e|>"], expected[:2], contract="cs336")
+
+
+def test_past_the_cap_no_later_test_is_charged_even_a_smaller_one():
+    scored = charge(
+        [
+            _failed("2.4", 2, TIE_BREAK),
+            _failed("2.5", 2, TIE_BREAK),
+            _failed("2.9", 3, TIE_BREAK),
+            _failed("2.13", 4, TIE_BREAK),
+            _failed("2.16", 1, TIE_BREAK),
+        ]
+    )
+    assert [s.status for s in scored] == ["failed"] * 3 + [SAME_CAUSE] * 2 and _lost(scored) == 7
+
+
+def test_encode_merged_in_another_order_is_told_from_other_encode_faults():
+    from grader.checks.encoding_check import TokenizerFacts, merged_in_another_order
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"bc", 258: b"abc"}
+    merges = [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]
+    facts = TokenizerFacts.of(vocab, ["<|e|>"], merges)
+    eot = facts.id_of(b"<|e|>")
+    # 'abc': by rank a+b first, then ab+c -> [258]. Merging b+c first gives [a, bc]: complete, other order.
+    assert merged_in_another_order(facts, "abc<|e|>", [97, 257, eot])
+    assert not merged_in_another_order(facts, "abc<|e|>", [97, 98, 99, eot])  # stopped early: not merged
+    assert not merged_in_another_order(facts, "abc<|e|>", [256, 99])  # the special token lost
+    assert not merged_in_another_order(facts, "ab c", [256, 32, 99, 99])  # an extra token: loses no text
+    assert not merged_in_another_order(TokenizerFacts.of(vocab, []), "abc", [97, 257])  # no merges known
+
+
+def test_merges_that_are_exactly_a_classic_mistakes_are_that_one_fault():
+    from grader.checks import golden
+    from grader.checks.merge_fault import mistake_fault
+
+    diagnostics = golden.TrainCase(golden.root("public"), "tiny_words").diagnostics()
+    wrong = diagnostics.mistakes["no_pretokenize"]
+    assert mistake_fault(diagnostics, wrong)["key"] == "mistake no_pretokenize"
+    assert mistake_fault(diagnostics, wrong[:-1]) is None  # all of them, or it is not that mistake alone
+
+
+def test_a_check_of_the_first_merges_names_a_tie_break_too():
+    from grader.checks.merge_fault import first_merges_fault
+    from grader.oracles.trainer import Replay
+
+    text = "hug pug pun bun hugs " * 3 + "ab ab cd cd " * 2
+    _, right = train(text, 262, [])
+    _, smaller = train(text, 262, [], Rules(tie_break="smaller_bytes"))
+    replay, steps = Replay(text, []), []
+    for pair in right:  # what `make fixtures` stores: the counts at each step, after the expected merges
+        counts = replay.counts()
+        top = max(counts.values())
+        steps.append(golden_step(counts, top))
+        replay.apply(pair)
+
+    diagnostics = SimpleNamespace(steps=steps, mistakes={})
+    assert first_merges_fault(text, [], right, smaller, diagnostics)["key"] == "tie-break"
+    assert first_merges_fault(text, [], right, [(b"a", b"b"), *smaller[1:]], diagnostics) is None
+
+
+def golden_step(counts, top):
+    from grader.checks.golden import Step
+
+    tied = sum(n == top for n in counts.values())
+    return Step(top, tied, max((n for n in counts.values() if n < top), default=0), dict(counts))
+
+
+def test_one_merge_too_many_per_special_token_is_one_fault_whatever_their_number():
+    from grader.checks.merge_fault import merge_count_fault
+
+    expected = [(b"a", b"b"), (b"ab", b"c")]
+    one = merge_count_fault(expected[:1], expected, n_specials=1)
+    two = merge_count_fault([], expected, n_specials=2)
+    assert one["key"] == two["key"] and "vocab_size" in one["summary"]
+    assert merge_count_fault(expected[:1], expected, n_specials=2)["key"] == "merge count +1"
