@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import inspect
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from ..errors import (
     CallTimeout,
     CpuLimitExceeded,
     GradingAbort,
+    ImportFailed,
     ImportTooSlow,
     ModuleDoesNotImport,
     WorkerCrashed,
@@ -195,9 +197,9 @@ class Census:
                 continue
         return cls(names, stubs)
 
-    def not_implemented(self, name: str, args: tuple, kwargs: dict) -> BaseException | None:
+    def not_implemented(self, name: str, args: tuple, kwargs: dict, what: str) -> BaseException | None:
         """The NotImplementedError calling stub `name` with these arguments raises, as a worker's
-        would come back; None when `name` is no stub or the arguments do not bind (then the call
+        would come back, naming the call (`what`: describe_call); None when `name` is no stub or the arguments do not bind (then the call
         goes to a worker, whose TypeError is the real one)."""
         stub = (self.stubs or {}).get(name)
         if stub is None:
@@ -210,6 +212,7 @@ class Census:
             {"type": "NotImplementedError", "mro": _NOT_IMPLEMENTED_MRO, "message": stub[0]}
         )
         exc.child_failure = child_failure("")
+        exc.call = what
         return exc
 
 
@@ -256,11 +259,12 @@ class Session:
         self.finished_output = ""
         # The import of the submission, which every fresh worker makes (so every test): no test's
         # time, under a limit of its own (set by the plugin, scaled like the others). The slowest
-        # import seen, for the report's header; and, once one used up its limit, that limit's words:
-        # every later call then raises ImportTooSlow without starting a worker.
+        # import seen, for the report's header; and, once one was stopped (its CPU limit used up, or
+        # it waited, or its process crashed), how: every later call then raises that again
+        # (ImportTooSlow, ImportFailed) without starting a worker, so no test waits for it twice.
         self.import_cpu_limit = IMPORT_CPU_S
         self.import_cpu_s = 0.0
-        self.import_failure: str | None = None
+        self.import_failure: Callable[[], ModuleDoesNotImport] | None = None
         self.census = Census()  # read from the first worker that imports the submission
 
     @property
@@ -314,18 +318,19 @@ class Session:
 
     def prepare(self) -> None:
         """Before a test: its worker started and the submission imported, outside the test's limits
-        (its wall-clock ones too). A failure other than ImportTooSlow is left for the test's first
-        call to meet again, in words that name that call."""
-        if self.import_failure is not None or self.census.stubs:
+        (its wall-clock ones too). A failed import is remembered (`import_failure`): the test's
+        first call raises it. A worker that does not start is left for that call to meet again."""
+        if self.import_failure is not None or (self.census.stubs and not self._slow_import()):
             # A submission with stubs left (Census) may need no worker in this test at all; its
-            # first call, if any, imports under the same limit, still charged to no test.
+            # first call, if any, imports under the same limit, still charged to no test, but
+            # inside the test's wall clock (pytest-timeout's): so only when the import is fast.
             return
         try:
             self._await_import(self.current())
         except GradingAbort:
             pass
 
-    def _await_import(self, worker: WorkerProcess, what: str | None = None) -> None:
+    def _await_import(self, worker: WorkerProcess) -> None:
         """Until a fresh worker has imported the submission, under the import's own CPU limit: no
         test or call pays for it (a package whose tests import torch spends seconds there, and each
         test's worker imports afresh), and a test's wall-clock deadline moves by the time it took."""
@@ -338,16 +343,18 @@ class Session:
         try:
             worker.wait_imported(started + IMPORT_WALL_FACTOR * self.import_cpu_limit + IMPORT_WALL_SLACK_S)
         except CpuLimitExceeded:
-            self.retire()
-            self.import_failure = _cpu(self.import_cpu_limit)
-            raise ImportTooSlow(self.import_failure) from None
+            self._give_up_import()
+            self.import_failure = functools.partial(ImportTooSlow, _cpu(self.import_cpu_limit))
+            raise self.import_failure() from None
         except GradingAbort as exc:
             worker.drain_output()
             child = child_failure(worker.output.decode("utf-8", "replace"))
             samples = list(worker.cpu_samples)
-            self.retire()
-            words = "importing your bpe package" + (f" (before {what})" if what else "")
-            raise self._explain(exc, words, time.monotonic() - started, child, None, samples) from None
+            self._give_up_import()
+            words = "importing your bpe package"
+            explained = self._explain(exc, words, time.monotonic() - started, child, None, samples)
+            self.import_failure = functools.partial(ImportFailed, str(explained))
+            raise self.import_failure() from None
         finally:
             worker.cpu_cap = None
         worker.import_cpu_s = worker.cpu_seconds()
@@ -356,6 +363,13 @@ class Session:
         self.import_cpu_s = max(self.import_cpu_s, worker.import_cpu_s)
         if self.test_deadline is not None:
             self.test_deadline += time.monotonic() - started
+
+    def _give_up_import(self) -> None:
+        """The import failed: end its worker, and the spare importing the same package."""
+        self.retire()
+        if self.spare is not None:
+            self.spare.close()
+            self.spare = None
 
     def child_allowance(self) -> float:
         """CPU seconds each process a call runs earns it: the allowance, plus the submission's
@@ -378,9 +392,9 @@ class Session:
     def request(self, op: str, *, on_batch=None, meter=False, what: str | None = None, **fields) -> Any:
         """One exchange. `what` names the call (`describe_call`) for the words of a timeout."""
         if self.import_failure is not None:
-            raise ImportTooSlow(self.import_failure)
+            raise self.import_failure()
         worker = self.current()
-        self._await_import(worker, what or f"the call into your code ({op})")
+        self._await_import(worker)
         self._ids += 1
         message = {"id": self._ids, "op": op, **fields}
         if self.cores is not None:
@@ -623,11 +637,11 @@ class RemoteCallable:
         if isinstance(self._target, RemoteHandle):
             self._target._check(s)
         encoded_args, encoded_kwargs = s.encode_args(list(args)), s.encode_args(dict(kwargs))
-        stub = None if target else s.census.not_implemented(".".join(self._path), args, kwargs)
-        if stub is not None:
-            raise stub
         owner = f"{self._target._cls}." if isinstance(self._target, RemoteHandle) else ""
         what = describe_call(owner + ".".join(self._path), args, kwargs, encoded_args, encoded_kwargs)
+        stub = None if target else s.census.not_implemented(".".join(self._path), args, kwargs, what)
+        if stub is not None:
+            raise stub
         result = s.request(
             "call", target=target, path=list(self._path), args=encoded_args, kwargs=encoded_kwargs, what=what
         )

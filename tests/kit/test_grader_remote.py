@@ -397,6 +397,44 @@ def test_an_import_over_its_own_limit_leaves_every_test_ungraded_in_one_sentence
     assert isinstance(info.value, ModuleDoesNotImport)  # the report's banner says it once
 
 
+def test_an_import_that_waits_is_stopped_once_and_never_tried_again(tmp_path, monkeypatch):
+    """An import stopped by a wall-clock or stall limit would wait as long again in every test:
+    it is remembered, and every later call is not graded in the words that stopped it."""
+    from grader.sandbox import process
+
+    monkeypatch.setattr(process, "IDLE_S", 1.0)
+    root = write_submission(tmp_path / "sub", "import time\ntime.sleep(60)\ndef one():\n    return 1\n")
+    with remote.connect(root) as bpe:
+        s = bpe.kit._session
+        s.prepare()  # the import, stopped once its CPU time stood still for 1 s
+        assert s.worker is None and s.spare is None
+        for _ in range(2):
+            s.prepare()
+            assert s.worker is None and s.spare is None  # no worker is started for it again
+            with pytest.raises(ModuleDoesNotImport) as info:
+                bpe.one()
+            assert info.value.verdict().startswith(
+                "not graded: importing your bpe package was stopped: it used no CPU time for 1 s"
+            ), info.value.verdict()
+
+
+def test_with_stubs_left_a_slow_import_is_still_made_before_the_test(tmp_path, monkeypatch):
+    """A stub left (the census) lets a test skip its worker; but a slow import skipped before the
+    test would be made at its first call, inside the test's wall clock: only a fast one is skipped."""
+    source = "def stub():\n    raise NotImplementedError\n"
+    slow = "import time\n_end = time.process_time() + 0.3\nwhile time.process_time() < _end:\n    pass\n"
+    for prelude, imported_before in (("", False), (slow, True)):
+        root = write_submission(tmp_path / str(imported_before), prelude + source)
+        monkeypatch.setattr(remote, "IMPORT_NOTED_S", 0.2)
+        with remote.connect(root) as bpe:
+            s = bpe.kit._session
+            s.prepare()  # the first import, which takes the census
+            assert set(s.census.stubs) == {"stub"}
+            s.recycle()
+            s.prepare()
+            assert (s.worker is not None and s.worker.imported) is imported_before
+
+
 def test_a_call_whose_cpu_time_stands_still_is_stopped_before_its_wall_limit(bpe, monkeypatch):
     """A Pool whose child was killed waits for ever: nothing of it runs, its CPU time stands still,
     and it is stopped after process.IDLE_S (1 s here), not at its wall-clock limit."""

@@ -89,6 +89,12 @@ def test_a_stubs_call_raises_the_workers_error_without_a_worker(bpe):
     assert str(_answered_here(bpe, bpe.bare)) == ""
 
 
+def test_a_stubs_error_names_the_call_as_a_workers_would(bpe):
+    """The feedback says which call raised, not "Your code raised NotImplementedError"."""
+    exc = _answered_here(bpe, lambda: bpe.stub(1))
+    assert exc.feedback() == "stub(1) raised NotImplementedError: stub is yours to write"
+
+
 def test_arguments_that_do_not_bind_go_to_a_worker_for_its_own_type_error(bpe):
     with pytest.raises(TypeError, match="missing 1 required positional argument"):
         bpe.stub()
