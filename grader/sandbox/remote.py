@@ -245,6 +245,7 @@ class Session:
         self.test_cpu_per_call = 0.0  # ...plus this for each call made in the test (this one too)
         self.test_cpu_per_child = 0.0  # ...and this for each process its calls ran (a pool's children)
         self.test_children = 0
+        self.test_pool_calls = 0  # ...and the slow import once for each call that ran any (see below)
         self.test_max_children = 0  # processes of one call that earn it the allowance, at most
         self.test_cpu_basis = ""
         self.test_cpu_used = 0.0
@@ -337,7 +338,7 @@ class Session:
         if worker.imported:
             return
         started = time.monotonic()
-        worker.child_allowance, worker.max_children = 0.0, 0
+        worker.child_allowance, worker.import_allowance, worker.max_children = 0.0, 0.0, 0
         worker.cpu_cap = self.import_cpu_limit  # since the worker started: Python's start-up, then the import
         worker.begin_call()
         try:
@@ -372,10 +373,15 @@ class Session:
             self.spare = None
 
     def child_allowance(self) -> float:
-        """CPU seconds each process a call runs earns it: the allowance, plus the submission's
-        import when it is slow (a spawned pool child imports the package again; a fast import is
-        paid by the allowance)."""
-        return self.test_cpu_per_child + self._slow_import()
+        """CPU seconds each process a call runs earns it (a fast import is paid by this)."""
+        return self.test_cpu_per_child
+
+    def children_allowance(self, children: int) -> float:
+        """CPU seconds the `children` processes one call ran earn it: each its allowance, and,
+        when the submission's import is slow, that import once (a spawned pool child imports the
+        package again, a forked one does not: which one a child is cannot be told from outside,
+        so one import is paid for, not one per child, and a fork pool of 32 cannot buy 32)."""
+        return self.child_allowance() * children + (self._slow_import() if children else 0.0)
 
     def _slow_import(self) -> float:
         """The slowest import seen, when over IMPORT_NOTED_S (else 0): the report names it too."""
@@ -416,6 +422,7 @@ class Session:
         elif self.cpu_limit is not None:
             explicit_room = self.cpu_limit
         worker.child_allowance = self.child_allowance() if test_capped else 0.0
+        worker.import_allowance = self._slow_import() if test_capped else 0.0
         worker.max_children = 0 if self._explicit_timeout else self.test_max_children
         sampler = _RssSampler(worker.pid) if meter else None
         worker.begin_call()
@@ -450,6 +457,7 @@ class Session:
                     self.test_cpu_used += max(0.0, cpu_end - cpu0)
                     self.test_slowest_call = max(self.test_slowest_call, self.last_call.cpu_s)
                     self.test_children += worker.children_counted()
+                    self.test_pool_calls += worker.children_counted() > 0
         if reply.get("id") != self._ids:
             self.retire()
             raise BadReply("the worker answered a different question")
@@ -489,6 +497,7 @@ class Session:
             (self.test_cpu_limit or 0.0)
             + self.test_cpu_per_call * max(1, self.test_calls)
             + self.child_allowance() * self.test_children
+            + self._slow_import() * self.test_pool_calls
         )
 
     def _explain(
@@ -503,10 +512,10 @@ class Session:
     ) -> GradingAbort:
         """The same failure, in words that name the call, its input and its limit, and say how a
         child process it started failed (when one did): never a bare "did not answer"."""
-        ran = self.child_allowance() * children  # the allowance of the processes it ran
+        ran = self.children_allowance(children)  # the allowance of the processes it ran
         runs = f"; it ran {children} more process{'es' if children > 1 else ''}" if children else ""
         if runs and self._slow_import():
-            runs += f", each also allowed the {_cpu(self._slow_import())} your package takes to import"
+            runs += f", allowed once the {_cpu(self._slow_import())} your package takes to import"
         if isinstance(exc, CpuLimitExceeded) and capped == "call":
             text = (
                 f"{what} did not answer in time: stopped when it had used its limit of "

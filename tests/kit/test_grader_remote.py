@@ -53,6 +53,10 @@ def in_child(work, arg):
         os._exit(0)
     os.waitpid(pid, 0)
 
+def in_children(n, work, arg):
+    for _ in range(n):
+        in_child(work, arg)
+
 def nap(seconds):
     time.sleep(seconds)
 
@@ -355,6 +359,30 @@ def test_each_process_a_call_runs_moves_its_limit(bpe):
         s.test_cpu_limit = s.call_cpu_limit = None
         s.test_cpu_per_call = s.test_cpu_per_child = 0.0
         s.test_max_children = 0
+
+
+def test_a_slow_import_moves_a_calls_limit_once_not_once_per_process(bpe):
+    """A spawned pool child imports the package again, a forked one does not: a slow import is
+    paid for once per call that runs any process, so a fork pool cannot buy one import per child."""
+    s = bpe.kit._session
+    s.import_cpu_s = 1.2  # as if importing the package took that (over IMPORT_NOTED_S)
+    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 30.0, "a test limit", 0.0
+    s.call_cpu_limit, s.call_cpu_basis = 0.1, "a call limit"
+    s.test_cpu_per_call, s.test_cpu_per_child, s.test_max_children = 0.2, 0.1, 4
+    s.test_calls, s.test_slowest_call, s.test_children = 0, 0.0, 0
+    try:
+        bpe.in_child("spin", 1.0)  # within 0.1 + 0.2 + 0.1 + 1.2
+        # Three processes: 0.1 + 0.2 + 3 x 0.1 + 1.2, not 0.1 + 0.2 + 3 x (0.1 + 1.2).
+        with pytest.raises(
+            remote.CpuLimitExceeded,
+            match=r"limit of 1.8 s of CPU time for one call \(a call limit; it ran 3 more processes, "
+            r"allowed once the 1.2 s your package takes to import\)",
+        ):
+            bpe.in_children(3, "spin", 0.7)
+    finally:
+        s.test_cpu_limit = s.call_cpu_limit = None
+        s.test_cpu_per_call = s.test_cpu_per_child = 0.0
+        s.test_max_children, s.import_cpu_s = 0, 0.0
 
 
 def test_a_fresh_workers_import_is_charged_to_no_test_and_no_call(tmp_path):
