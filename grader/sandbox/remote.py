@@ -208,6 +208,13 @@ class Census:
             stub[1].bind(*args, **kwargs)
         except TypeError:
             return None
+        return self.stub_error(name, what)
+
+    def stub_error(self, name: str, what: str) -> BaseException | None:
+        """The NotImplementedError any call to stub `name` raises (None: `name` is no stub)."""
+        stub = (self.stubs or {}).get(name)
+        if stub is None:
+            return None
         exc = rebuild_exception(
             {"type": "NotImplementedError", "mro": _NOT_IMPLEMENTED_MRO, "message": stub[0]}
         )
@@ -794,6 +801,12 @@ class RemoteKit:
             meter=True,
         )
         return StreamResult(ids, growth)
+
+    def unwritten(self, name: str) -> BaseException | None:
+        """The NotImplementedError a call to the package's function `name` raises when it is still
+        a stub (the census), for a test to raise before it prepares large inputs for that call;
+        None when it is not, or that is not known yet."""
+        return self._session.census.stub_error(name, f"{name}(...)")
 
     def restart(self) -> None:
         self._session.retire()
