@@ -199,8 +199,8 @@ class Census:
 
     def not_implemented(self, name: str, args: tuple, kwargs: dict, what: str) -> BaseException | None:
         """The NotImplementedError calling stub `name` with these arguments raises, as a worker's
-        would come back, naming the call (`what`: describe_call); None when `name` is no stub or the arguments do not bind (then the call
-        goes to a worker, whose TypeError is the real one)."""
+        would come back, naming the call (`what`: describe_call); None when `name` is no stub or
+        the arguments do not bind (then the call goes to a worker, whose TypeError is the real one)."""
         stub = (self.stubs or {}).get(name)
         if stub is None:
             return None
