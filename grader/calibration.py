@@ -231,7 +231,8 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
 # calls used in that test (recorded by `bpe-kit fixtures` in test_times.json, scaled to this machine
 # by the yardstick); and no single call more than CALL_FACTOR x the reference's slowest call in that
 # test. Both get allowances on top: CALL_ALLOWANCE_S for every call the test has made (this one
-# included), and CHILD_ALLOWANCE_S for every process a call had running (up to MAX_CHILDREN).
+# included), and CHILD_ALLOWANCE_S for every process a call had running (up to MAX_CHILDREN);
+# a slow import (over IMPORT_NOTED_S) is added once to a call that ran any (remote.Session.children_allowance).
 # Why per call: a property test makes a hundred small calls, and a first call that loops for ever
 # is stopped after a second or two, not after the share of all hundred.
 # The allowances pay what the reference never pays: a first compile of a pattern, a moment of

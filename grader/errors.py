@@ -152,6 +152,20 @@ class ImportTooSlow(ModuleDoesNotImport):
         return f"not graded: your bpe package did not import within {self.limit} of CPU time"
 
 
+class ImportFailed(ModuleDoesNotImport):
+    """Importing the submission was stopped for another reason than its CPU limit: it waited (its
+    wall-clock backstop, or CPU time standing still), or its process crashed. Remembered like
+    ImportTooSlow: a second import would only wait as long again, so no test is graded, and the
+    report says why once, in the words that stopped it (`words`)."""
+
+    def __init__(self, words: str) -> None:
+        self.words = words
+        super().__init__("bpe", None, "did not finish", words)
+
+    def verdict(self) -> str:
+        return "not graded: " + self.words.split("\n")[0]
+
+
 class StaffFileError(ValueError):
     """A file the course staff wrote (roster, late policy, overrides, LMS metadata) cannot be used as
     given; the message names the file and what is wrong, for one line on stderr."""

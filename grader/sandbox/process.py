@@ -90,9 +90,11 @@ class WorkerProcess:
         # is pending: how its CPU time moved, for `call_words.stall_kind` when it runs out of time.
         self.cpu_samples: list[tuple[float, float]] = []
         # The processes besides the worker seen in its tree during the pending call (a pool's
-        # children); each moves the CPU cap by `child_allowance`, up to `max_children` of them.
+        # children); each moves the CPU cap by `child_allowance`, up to `max_children` of them,
+        # and the first by `import_allowance` too (a slow import a pool's children may repeat).
         self.children_seen: set[int] = set()
         self.child_allowance = 0.0
+        self.import_allowance = 0.0
         self.max_children = 0
         self._call_start = (0.0, 0.0)
         self._last_active = (0.0, 0.0)
@@ -312,7 +314,8 @@ class WorkerProcess:
         """The CPU cap, moved by the allowance of the processes the call has run so far."""
         if self.cpu_cap is None:
             return None
-        return self.cpu_cap + self.child_allowance * self.children_counted()
+        n = self.children_counted()
+        return self.cpu_cap + self.child_allowance * n + (self.import_allowance if n else 0.0)
 
     # -- ending ----------------------------------------------------------------------------------
     def alive(self) -> bool:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import inspect
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from ..errors import (
     CallTimeout,
     CpuLimitExceeded,
     GradingAbort,
+    ImportFailed,
     ImportTooSlow,
     ModuleDoesNotImport,
     WorkerCrashed,
@@ -195,10 +197,10 @@ class Census:
                 continue
         return cls(names, stubs)
 
-    def not_implemented(self, name: str, args: tuple, kwargs: dict) -> BaseException | None:
+    def not_implemented(self, name: str, args: tuple, kwargs: dict, what: str) -> BaseException | None:
         """The NotImplementedError calling stub `name` with these arguments raises, as a worker's
-        would come back; None when `name` is no stub or the arguments do not bind (then the call
-        goes to a worker, whose TypeError is the real one)."""
+        would come back, naming the call (`what`: describe_call); None when `name` is no stub or
+        the arguments do not bind (then the call goes to a worker, whose TypeError is the real one)."""
         stub = (self.stubs or {}).get(name)
         if stub is None:
             return None
@@ -206,10 +208,18 @@ class Census:
             stub[1].bind(*args, **kwargs)
         except TypeError:
             return None
+        return self.stub_error(name, what)
+
+    def stub_error(self, name: str, what: str) -> BaseException | None:
+        """The NotImplementedError any call to stub `name` raises (None: `name` is no stub)."""
+        stub = (self.stubs or {}).get(name)
+        if stub is None:
+            return None
         exc = rebuild_exception(
             {"type": "NotImplementedError", "mro": _NOT_IMPLEMENTED_MRO, "message": stub[0]}
         )
         exc.child_failure = child_failure("")
+        exc.call = what
         return exc
 
 
@@ -242,6 +252,7 @@ class Session:
         self.test_cpu_per_call = 0.0  # ...plus this for each call made in the test (this one too)
         self.test_cpu_per_child = 0.0  # ...and this for each process its calls ran (a pool's children)
         self.test_children = 0
+        self.test_pool_calls = 0  # ...and the slow import once for each call that ran any (see below)
         self.test_max_children = 0  # processes of one call that earn it the allowance, at most
         self.test_cpu_basis = ""
         self.test_cpu_used = 0.0
@@ -256,11 +267,12 @@ class Session:
         self.finished_output = ""
         # The import of the submission, which every fresh worker makes (so every test): no test's
         # time, under a limit of its own (set by the plugin, scaled like the others). The slowest
-        # import seen, for the report's header; and, once one used up its limit, that limit's words:
-        # every later call then raises ImportTooSlow without starting a worker.
+        # import seen, for the report's header; and, once one was stopped (its CPU limit used up, or
+        # it waited, or its process crashed), how: every later call then raises that again
+        # (ImportTooSlow, ImportFailed) without starting a worker, so no test waits for it twice.
         self.import_cpu_limit = IMPORT_CPU_S
         self.import_cpu_s = 0.0
-        self.import_failure: str | None = None
+        self.import_failure: Callable[[], ModuleDoesNotImport] | None = None
         self.census = Census()  # read from the first worker that imports the submission
 
     @property
@@ -314,40 +326,43 @@ class Session:
 
     def prepare(self) -> None:
         """Before a test: its worker started and the submission imported, outside the test's limits
-        (its wall-clock ones too). A failure other than ImportTooSlow is left for the test's first
-        call to meet again, in words that name that call."""
-        if self.import_failure is not None or self.census.stubs:
+        (its wall-clock ones too). A failed import is remembered (`import_failure`): the test's
+        first call raises it. A worker that does not start is left for that call to meet again."""
+        if self.import_failure is not None or (self.census.stubs and not self._slow_import()):
             # A submission with stubs left (Census) may need no worker in this test at all; its
-            # first call, if any, imports under the same limit, still charged to no test.
+            # first call, if any, imports under the same limit, still charged to no test, but
+            # inside the test's wall clock (pytest-timeout's): so only when the import is fast.
             return
         try:
             self._await_import(self.current())
         except GradingAbort:
             pass
 
-    def _await_import(self, worker: WorkerProcess, what: str | None = None) -> None:
+    def _await_import(self, worker: WorkerProcess) -> None:
         """Until a fresh worker has imported the submission, under the import's own CPU limit: no
         test or call pays for it (a package whose tests import torch spends seconds there, and each
         test's worker imports afresh), and a test's wall-clock deadline moves by the time it took."""
         if worker.imported:
             return
         started = time.monotonic()
-        worker.child_allowance, worker.max_children = 0.0, 0
+        worker.child_allowance, worker.import_allowance, worker.max_children = 0.0, 0.0, 0
         worker.cpu_cap = self.import_cpu_limit  # since the worker started: Python's start-up, then the import
         worker.begin_call()
         try:
             worker.wait_imported(started + IMPORT_WALL_FACTOR * self.import_cpu_limit + IMPORT_WALL_SLACK_S)
         except CpuLimitExceeded:
-            self.retire()
-            self.import_failure = _cpu(self.import_cpu_limit)
-            raise ImportTooSlow(self.import_failure) from None
+            self._give_up_import()
+            self.import_failure = functools.partial(ImportTooSlow, _cpu(self.import_cpu_limit))
+            raise self.import_failure() from None
         except GradingAbort as exc:
             worker.drain_output()
             child = child_failure(worker.output.decode("utf-8", "replace"))
             samples = list(worker.cpu_samples)
-            self.retire()
-            words = "importing your bpe package" + (f" (before {what})" if what else "")
-            raise self._explain(exc, words, time.monotonic() - started, child, None, samples) from None
+            self._give_up_import()
+            words = "importing your bpe package"
+            explained = self._explain(exc, words, time.monotonic() - started, child, None, samples)
+            self.import_failure = functools.partial(ImportFailed, str(explained))
+            raise self.import_failure() from None
         finally:
             worker.cpu_cap = None
         worker.import_cpu_s = worker.cpu_seconds()
@@ -357,11 +372,23 @@ class Session:
         if self.test_deadline is not None:
             self.test_deadline += time.monotonic() - started
 
+    def _give_up_import(self) -> None:
+        """The import failed: end its worker, and the spare importing the same package."""
+        self.retire()
+        if self.spare is not None:
+            self.spare.close()
+            self.spare = None
+
     def child_allowance(self) -> float:
-        """CPU seconds each process a call runs earns it: the allowance, plus the submission's
-        import when it is slow (a spawned pool child imports the package again; a fast import is
-        paid by the allowance)."""
-        return self.test_cpu_per_child + self._slow_import()
+        """CPU seconds each process a call runs earns it (a fast import is paid by this)."""
+        return self.test_cpu_per_child
+
+    def children_allowance(self, children: int) -> float:
+        """CPU seconds the `children` processes one call ran earn it: each its allowance, and,
+        when the submission's import is slow, that import once (a spawned pool child imports the
+        package again, a forked one does not: which one a child is cannot be told from outside,
+        so one import is paid for, not one per child, and a fork pool of 32 cannot buy 32)."""
+        return self.child_allowance() * children + (self._slow_import() if children else 0.0)
 
     def _slow_import(self) -> float:
         """The slowest import seen, when over IMPORT_NOTED_S (else 0): the report names it too."""
@@ -378,9 +405,9 @@ class Session:
     def request(self, op: str, *, on_batch=None, meter=False, what: str | None = None, **fields) -> Any:
         """One exchange. `what` names the call (`describe_call`) for the words of a timeout."""
         if self.import_failure is not None:
-            raise ImportTooSlow(self.import_failure)
+            raise self.import_failure()
         worker = self.current()
-        self._await_import(worker, what or f"the call into your code ({op})")
+        self._await_import(worker)
         self._ids += 1
         message = {"id": self._ids, "op": op, **fields}
         if self.cores is not None:
@@ -402,6 +429,7 @@ class Session:
         elif self.cpu_limit is not None:
             explicit_room = self.cpu_limit
         worker.child_allowance = self.child_allowance() if test_capped else 0.0
+        worker.import_allowance = self._slow_import() if test_capped else 0.0
         worker.max_children = 0 if self._explicit_timeout else self.test_max_children
         sampler = _RssSampler(worker.pid) if meter else None
         worker.begin_call()
@@ -436,6 +464,7 @@ class Session:
                     self.test_cpu_used += max(0.0, cpu_end - cpu0)
                     self.test_slowest_call = max(self.test_slowest_call, self.last_call.cpu_s)
                     self.test_children += worker.children_counted()
+                    self.test_pool_calls += worker.children_counted() > 0
         if reply.get("id") != self._ids:
             self.retire()
             raise BadReply("the worker answered a different question")
@@ -475,6 +504,7 @@ class Session:
             (self.test_cpu_limit or 0.0)
             + self.test_cpu_per_call * max(1, self.test_calls)
             + self.child_allowance() * self.test_children
+            + self._slow_import() * self.test_pool_calls
         )
 
     def _explain(
@@ -489,10 +519,10 @@ class Session:
     ) -> GradingAbort:
         """The same failure, in words that name the call, its input and its limit, and say how a
         child process it started failed (when one did): never a bare "did not answer"."""
-        ran = self.child_allowance() * children  # the allowance of the processes it ran
+        ran = self.children_allowance(children)  # the allowance of the processes it ran
         runs = f"; it ran {children} more process{'es' if children > 1 else ''}" if children else ""
         if runs and self._slow_import():
-            runs += f", each also allowed the {_cpu(self._slow_import())} your package takes to import"
+            runs += f", allowed once the {_cpu(self._slow_import())} your package takes to import"
         if isinstance(exc, CpuLimitExceeded) and capped == "call":
             text = (
                 f"{what} did not answer in time: stopped when it had used its limit of "
@@ -623,11 +653,11 @@ class RemoteCallable:
         if isinstance(self._target, RemoteHandle):
             self._target._check(s)
         encoded_args, encoded_kwargs = s.encode_args(list(args)), s.encode_args(dict(kwargs))
-        stub = None if target else s.census.not_implemented(".".join(self._path), args, kwargs)
-        if stub is not None:
-            raise stub
         owner = f"{self._target._cls}." if isinstance(self._target, RemoteHandle) else ""
         what = describe_call(owner + ".".join(self._path), args, kwargs, encoded_args, encoded_kwargs)
+        stub = None if target else s.census.not_implemented(".".join(self._path), args, kwargs, what)
+        if stub is not None:
+            raise stub
         result = s.request(
             "call", target=target, path=list(self._path), args=encoded_args, kwargs=encoded_kwargs, what=what
         )
@@ -771,6 +801,12 @@ class RemoteKit:
             meter=True,
         )
         return StreamResult(ids, growth)
+
+    def unwritten(self, name: str) -> BaseException | None:
+        """The NotImplementedError a call to the package's function `name` raises when it is still
+        a stub (the census), for a test to raise before it prepares large inputs for that call;
+        None when it is not, or that is not known yet."""
+        return self._session.census.stub_error(name, f"{name}(...)")
 
     def restart(self) -> None:
         self._session.retire()

@@ -119,10 +119,15 @@ def _gradescope_metadata(meta_path: Path) -> dict:
     return meta
 
 
-def _submitters(info: dict, roster: Roster) -> list:
-    """The roster's students among one Gradescope submission's submitters."""
+def _submitters(info: dict, roster: Roster, where: str) -> list:
+    """The roster's students among one Gradescope submission's submitters (`where`: the file and
+    folder, for the message when a submitter is not a mapping)."""
     found, submitters = [], info.get(":submitters")
     for who in submitters if isinstance(submitters, list) else []:
+        if not isinstance(who, dict):
+            raise StaffFileError(
+                f"{where}: each of :submitters: should be a mapping with :sid: and :email:, not {who!r}"
+            )
         s = roster.find(student_id=str(who.get(":sid") or ""), email=str(who.get(":email") or ""))
         if s is not None:
             found.append(s)
@@ -139,7 +144,7 @@ def _gradescope(download: Path, roster: Roster, dest: Path, col: Collection) -> 
             continue
         at = info.get(":created_at")
         when = parse_time(at, f"{meta_path}: {folder.name}") if at else None
-        students = _submitters(info, roster)
+        students = _submitters(info, roster, f"{meta_path}: {folder.name}")
         for s in students:
             _add(
                 col,
@@ -208,8 +213,15 @@ def _times_csv(path: Path, roster: Roster) -> dict[str, datetime | None]:
         s = roster.find(**{who[1]: (row.get(who[0]) or "").strip()})
         if s is not None:
             at = (row.get(when) or "").strip()
-            times[s.student_id] = parse_time(at, f"{path}:{n}: {when}") if at else None
+            _keep_latest(times, s.student_id, parse_time(at, f"{path}:{n}: {when}") if at else None)
     return times
+
+
+def _keep_latest(times: dict[str, datetime | None], student: str, at: datetime | None) -> None:
+    """A student's latest time of all the rows naming them: a submissions-history export has one
+    row per attempt, in no promised order, and the submission graded is the last one."""
+    known = times.get(student)
+    times[student] = at if known is None or (at is not None and at > known) else known
 
 
 def read_times(path: Path, roster: Roster) -> dict[str, datetime | None]:
@@ -225,8 +237,8 @@ def read_times(path: Path, roster: Roster) -> dict[str, datetime | None]:
         times = {}
         for folder, info in _gradescope_metadata(path).items():
             at = info.get(":created_at") if isinstance(info, dict) else None
-            for s in _submitters(info, roster) if isinstance(info, dict) else []:
-                times[s.student_id] = parse_time(at, f"{path}: {folder}") if at else None
+            for s in _submitters(info, roster, f"{path}: {folder}") if isinstance(info, dict) else []:
+                _keep_latest(times, s.student_id, parse_time(at, f"{path}: {folder}") if at else None)
     else:
         times = _times_csv(path, roster)
     if not times:

@@ -209,7 +209,7 @@ def pytest_runtest_call(item):
         session.call_cpu_limit, session.call_cpu_basis = item.stash.get(_CALL_CPU, (None, ""))
         session.test_cpu_per_call, session.test_cpu_per_child = item.stash.get(_ALLOWANCES, (0.0, 0.0))
         session.test_cpu_used, session.test_calls, session.test_slowest_call = 0.0, 0, 0.0
-        session.test_children, session.test_max_children = 0, MAX_CHILDREN
+        session.test_children, session.test_pool_calls, session.test_max_children = 0, 0, MAX_CHILDREN
     yield
     if session is not None:
         session.test_deadline = None

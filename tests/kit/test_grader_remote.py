@@ -53,6 +53,10 @@ def in_child(work, arg):
         os._exit(0)
     os.waitpid(pid, 0)
 
+def in_children(n, work, arg):
+    for _ in range(n):
+        in_child(work, arg)
+
 def nap(seconds):
     time.sleep(seconds)
 
@@ -357,6 +361,30 @@ def test_each_process_a_call_runs_moves_its_limit(bpe):
         s.test_max_children = 0
 
 
+def test_a_slow_import_moves_a_calls_limit_once_not_once_per_process(bpe):
+    """A spawned pool child imports the package again, a forked one does not: a slow import is
+    paid for once per call that runs any process, so a fork pool cannot buy one import per child."""
+    s = bpe.kit._session
+    s.import_cpu_s = 1.2  # as if importing the package took that (over IMPORT_NOTED_S)
+    s.test_cpu_limit, s.test_cpu_basis, s.test_cpu_used = 30.0, "a test limit", 0.0
+    s.call_cpu_limit, s.call_cpu_basis = 0.1, "a call limit"
+    s.test_cpu_per_call, s.test_cpu_per_child, s.test_max_children = 0.2, 0.1, 4
+    s.test_calls, s.test_slowest_call, s.test_children = 0, 0.0, 0
+    try:
+        bpe.in_child("spin", 1.0)  # within 0.1 + 0.2 + 0.1 + 1.2
+        # Three processes: 0.1 + 0.2 + 3 x 0.1 + 1.2, not 0.1 + 0.2 + 3 x (0.1 + 1.2).
+        with pytest.raises(
+            remote.CpuLimitExceeded,
+            match=r"limit of 1.8 s of CPU time for one call \(a call limit; it ran 3 more processes, "
+            r"allowed once the 1.2 s your package takes to import\)",
+        ):
+            bpe.in_children(3, "spin", 0.7)
+    finally:
+        s.test_cpu_limit = s.call_cpu_limit = None
+        s.test_cpu_per_call = s.test_cpu_per_child = 0.0
+        s.test_max_children, s.import_cpu_s = 0, 0.0
+
+
 def test_a_fresh_workers_import_is_charged_to_no_test_and_no_call(tmp_path):
     """The worker says it is ready, then imports the submission: a package that imports torch
     spends seconds there, in every test's fresh worker. Neither the test nor its first call pays."""
@@ -395,6 +423,44 @@ def test_an_import_over_its_own_limit_leaves_every_test_ungraded_in_one_sentence
             )
         assert s.worker is None
     assert isinstance(info.value, ModuleDoesNotImport)  # the report's banner says it once
+
+
+def test_an_import_that_waits_is_stopped_once_and_never_tried_again(tmp_path, monkeypatch):
+    """An import stopped by a wall-clock or stall limit would wait as long again in every test:
+    it is remembered, and every later call is not graded in the words that stopped it."""
+    from grader.sandbox import process
+
+    monkeypatch.setattr(process, "IDLE_S", 1.0)
+    root = write_submission(tmp_path / "sub", "import time\ntime.sleep(60)\ndef one():\n    return 1\n")
+    with remote.connect(root) as bpe:
+        s = bpe.kit._session
+        s.prepare()  # the import, stopped once its CPU time stood still for 1 s
+        assert s.worker is None and s.spare is None
+        for _ in range(2):
+            s.prepare()
+            assert s.worker is None and s.spare is None  # no worker is started for it again
+            with pytest.raises(ModuleDoesNotImport) as info:
+                bpe.one()
+            assert info.value.verdict().startswith(
+                "not graded: importing your bpe package was stopped: it used no CPU time for 1 s"
+            ), info.value.verdict()
+
+
+def test_with_stubs_left_a_slow_import_is_still_made_before_the_test(tmp_path, monkeypatch):
+    """A stub left (the census) lets a test skip its worker; but a slow import skipped before the
+    test would be made at its first call, inside the test's wall clock: only a fast one is skipped."""
+    source = "def stub():\n    raise NotImplementedError\n"
+    slow = "import time\n_end = time.process_time() + 0.3\nwhile time.process_time() < _end:\n    pass\n"
+    for prelude, imported_before in (("", False), (slow, True)):
+        root = write_submission(tmp_path / str(imported_before), prelude + source)
+        monkeypatch.setattr(remote, "IMPORT_NOTED_S", 0.2)
+        with remote.connect(root) as bpe:
+            s = bpe.kit._session
+            s.prepare()  # the first import, which takes the census
+            assert set(s.census.stubs) == {"stub"}
+            s.recycle()
+            s.prepare()
+            assert (s.worker is not None and s.worker.imported) is imported_before
 
 
 def test_a_call_whose_cpu_time_stands_still_is_stopped_before_its_wall_limit(bpe, monkeypatch):

@@ -4,9 +4,12 @@ the worker would have answered it; anything else still goes to a worker."""
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
 from grader_toys import write_submission
 
+from grader.paths import KIT_ROOT
 from grader.sandbox import remote
 
 SOURCE = '''
@@ -89,6 +92,12 @@ def test_a_stubs_call_raises_the_workers_error_without_a_worker(bpe):
     assert str(_answered_here(bpe, bpe.bare)) == ""
 
 
+def test_a_stubs_error_names_the_call_as_a_workers_would(bpe):
+    """The feedback says which call raised, not "Your code raised NotImplementedError"."""
+    exc = _answered_here(bpe, lambda: bpe.stub(1))
+    assert exc.feedback() == "stub(1) raised NotImplementedError: stub is yours to write"
+
+
 def test_arguments_that_do_not_bind_go_to_a_worker_for_its_own_type_error(bpe):
     with pytest.raises(TypeError, match="missing 1 required positional argument"):
         bpe.stub()
@@ -114,3 +123,24 @@ def test_a_module_that_rebinds_NotImplementedError_has_no_stubs(tmp_path):
     with remote.connect(write_submission(tmp_path / "sub", REBOUND)) as proxy:
         assert proxy.done(1) == 2
         assert proxy._session.census.stubs == {}
+
+
+def test_the_training_gate_of_an_untouched_starter_prepares_nothing(tmp_path, monkeypatch):
+    """E.1 with train_bpe still a stub ends with its NotImplementedError before it writes its 1 MB
+    corpus and times the reference, and without a warm-up call (which could fail for other reasons)."""
+    path = KIT_ROOT / "tests" / "graded" / "test_efficiency.py"
+    spec = importlib.util.spec_from_file_location("graded_efficiency", path)
+    gate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gate)
+
+    def refused(*_args, **_kwargs):
+        raise AssertionError("the gate prepared its inputs for a stub")
+
+    monkeypatch.setattr(gate.calibration, "budgets", refused)
+    monkeypatch.setattr(gate.calibration, "write_training_corpus", refused)
+    with remote.connect(KIT_ROOT / "starter") as proxy:
+        proxy.kit._session.prepare()  # as before every test: the import, and its census
+        proxy.kit._session.recycle()
+        with pytest.raises(NotImplementedError, match=r"train_bpe is yours to write \(Part 2\)"):
+            gate.test_training_speed(proxy, tmp_path, lambda *_: None)
+        assert proxy.kit._session.worker is None  # no call was made

@@ -82,6 +82,7 @@ def test_every_tests_time_limit_is_stated_from_the_graders_own_constants():
     assert f"plus {calibration.CALL_ALLOWANCE_S:g} s for every call" in text
     assert f"{calibration.CHILD_ALLOWANCE_S:g} s for every process it runs" in text
     assert f"no CPU time for {process.IDLE_S:g} s" in text
+    assert "added once to a call that runs other processes, not once per process" in text
     assert (
         build.current_block(build.HANDOUT.read_text(encoding="utf-8"), build.LIMITS_BEGIN, build.LIMITS_END)
         == text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 
@@ -209,10 +210,24 @@ def test_collect_reads_submission_times_from_what_the_lms_exports(tmp_path, caps
     assert farm([*argv, "--into", str(tmp_path / "subs2")]) == 0
     assert submission_times(tmp_path / "subs2")["s2"] == datetime(2026, 11, 20, 23, 5, 10, tzinfo=PST)
 
-    for text in ("who,when\n1,2\n", "user_id,submitted_at\n999,2026-11-20T01:00:00Z\n"):
-        canvas.write_text(text)  # no usable columns; a file for another class
+    # A submissions-history export: a row per attempt, in any order; the latest one counts.
+    canvas.write_text("user_id,submitted_at\n111,2026-11-21T08:10:00Z\n111,2026-11-19T08:00:00Z\n111,\n")
+    argv = ["collect", str(dl), "--roster", str(roster), "--times", str(canvas)]
+    assert farm([*argv, "--into", str(tmp_path / "subs4")]) == 0
+    assert submission_times(tmp_path / "subs4")["s1"] == datetime(2026, 11, 21, 8, 10, tzinfo=UTC)
+
+    broken = tmp_path / "broken.yml"
+    broken.write_text("submission_7:\n  :submitters: [1, 2]\n")
+    for bad in (
+        "who,when\n1,2\n",  # no usable columns
+        "user_id,submitted_at\n999,2026-11-20T01:00:00Z\n",  # a file for another class
+        broken,  # submitters that are not mappings
+    ):
+        if isinstance(bad, str):
+            canvas.write_text(bad)
         capsys.readouterr()
-        argv = ["collect", str(dl), "--roster", str(roster), "--times", str(canvas)]
+        named = bad if isinstance(bad, Path) else canvas
+        argv = ["collect", str(dl), "--roster", str(roster), "--times", str(named)]
         assert farm([*argv, "--into", str(tmp_path / "subs3")]) == 2
         err = capsys.readouterr().err
-        assert len(err.strip().splitlines()) == 1 and str(canvas) in err
+        assert len(err.strip().splitlines()) == 1 and str(named) in err
