@@ -354,14 +354,17 @@ def _pending(out: Path) -> bool:
 
 
 def _children(pid: int) -> list[str]:
-    """The processes `pid` started: the farm starts one per student it is grading."""
+    """The graded suites `pid` started (one per student it is grading: `python -m pytest`, through
+    grader.farm.launch); not its other children (the namespaces probe, a calibration run)."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
             stat = (proc / "stat").read_text()
+            cmdline = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        if proc.name.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+        suite = b"\0-m\0pytest\0" in cmdline
+        if proc.name.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid and suite:
             found.append(proc.name)
     return found
 
