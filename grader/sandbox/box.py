@@ -2,13 +2,15 @@
 submission, read-only copies of input files, and one writable scratch directory per worker.
 
 `Sandbox.command()` says how to start a worker in it. With `unshare` available, the worker gets new
-PID, mount and network namespaces; the kit, /autograder, the output directory, the trusted user's
-home, /proc and the shared temp dirs are covered with empty tmpfs mounts; the sandbox is re-mounted
-read-only at the fixed path /tmp/bpe-kit (so messages do not depend on a random name). As root
+PID, mount, network and IPC namespaces; the kit, /autograder, the output directory, the trusted
+user's home, /run, /proc and the shared temp dirs are covered with empty tmpfs mounts, /dev by one
+holding only the devices Python needs; the sandbox is re-mounted read-only at the fixed path
+/tmp/bpe-kit (so messages do not depend on a random name). As root
 ("namespaces+uid") the worker then drops to uid 65534. As an ordinary user ("userns") the same
 namespaces come from a user namespace in which the user is root, so the same mount plan runs; the
 worker then enters a second user namespace as uid 65534 with no capabilities, where it can neither
-undo those mounts nor name the grader's processes (they are outside its PID namespace). Without
+undo those mounts nor name the grader's processes (they are outside its PID namespace); it keeps
+the user's supplementary groups, which no user namespace can drop (`kept_groups`). Without
 namespaces, root still drops to uid 65534 when the interpreter allows ("uid"); otherwise the worker
 runs as this user ("process-group"). Always: its own session, and rlimits.
 
