@@ -11,7 +11,7 @@ Stable interface (the batch tools build on it):
   "efficiency"); then unselected rubric entries are left out and the report says it is partial.
   results["extra_data"] = {"isolation": "namespaces+uid" | "userns" | "uid" | "process-group",
   "max_score": N},
-  plus "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
+  plus "kept_groups" (the grading user's other groups, which its workers keep under "userns"), "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
   leaves hidden tests to Gradescope (the handout's). A speed or memory gate's test entry carries
   its measurement as data: test["extra_data"]["figures"] (grader/checks/speed.py).
 - Raises a `grader.errors.GraderError` (a one-line message) when grading could not run at all,
@@ -32,7 +32,7 @@ from . import intake, report, rubric
 from .errors import GraderError, NothingSelected, ReportError
 from .paths import DEFAULT_RUBRIC, DEFAULT_TESTS_DIR
 from .sandbox import student_python
-from .sandbox.box import Options
+from .sandbox.box import Options, kept_groups
 from .sandbox.box import isolation_level as sandbox_isolation
 from .scoring import Scored, score
 from .suite import runner
@@ -150,9 +150,10 @@ def run(
     if contract == "cs336":
         full = f"`bpe-kit grade --contract cs336 {submission_path}` (no --part or --tests)"
         scope = replace(scope, full_grade=full)
-    results = report.results_json(
-        scored, execution_time=elapsed, isolation=isolation_level(inprocess, isolation), scope=scope
-    )
+    level = isolation_level(inprocess, isolation)
+    results = report.results_json(scored, execution_time=elapsed, isolation=level, scope=scope)
+    if level == "userns" and kept_groups():
+        results["extra_data"]["kept_groups"] = kept_groups()
     if notes:
         results["output"] += "\n" + "\n".join(notes)
     step = report.next_step(scored, scope, contract)  # for the terminal only: Gradescope has it already

@@ -117,6 +117,11 @@ def grade(args) -> int:
             note = f"Reports: {args.out / 'results.json'}, {args.out / 'junit.xml'} (isolation: {level})"
             if level in ("uid", "process-group") and args.isolation == "auto":
                 note += f"\nYour code ran without namespaces: {namespaces_refused()}."
+            if groups := grading.results["extra_data"].get("kept_groups"):
+                note += (
+                    f"\nYour code ran with this user's groups too ({', '.join(groups)}): whatever they may "
+                    "open outside the sandbox's covers, it could (grade as a user in no other group)."
+                )
     except GraderError as e:
         print(f"grader: error: {e}", file=sys.stderr)
         if args.error_results and not args.inprocess:

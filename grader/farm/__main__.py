@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..api import CONTRACTS, isolation_level
 from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError
-from ..sandbox.box import namespaces_refused
+from ..sandbox.box import kept_groups, namespaces_refused
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
@@ -122,6 +122,13 @@ def _grade(args) -> int:
             f"grading a class needs namespaces (or root), and there are none: {namespaces_refused()}. "
             "Without them students' code runs as you and could change the kit or other students' "
             "results. Pass --allow-weak-isolation to grade anyway."
+        )
+    groups = kept_groups() if level == "userns" else []
+    if groups and not args.allow_weak_isolation:
+        raise RosterError(
+            f"students' code would run with your groups too ({', '.join(groups)}): an ordinary user's "
+            "namespaces cannot drop them, so it could open what they open (a disk, a Docker socket). "
+            "Grade as a user in no other group, or as root; pass --allow-weak-isolation to grade anyway."
         )
     shard = parse_shard(args.shard) if args.shard else None
     try:

@@ -23,7 +23,9 @@ MS_REMOUNT = 32
 MS_NOATIME = 1024
 MS_NODIRATIME = 2048
 MS_BIND = 4096
+MS_REC = 16384
 MS_RELATIME = 1 << 21
+MNT_DETACH = 2
 # statvfs f_flag bits of a mount, and the mount flag each stands for
 _ST_TO_MS = {8: MS_NOEXEC, 1024: MS_NOATIME, 2048: MS_NODIRATIME, 4096: MS_RELATIME}
 # <sched.h>, <linux/capability.h>
@@ -65,6 +67,13 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
     if _libc().mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"mount {source} on {target}: {os.strerror(errno)}")
+
+
+def umount(target: str) -> None:
+    """umount2(MNT_DETACH); raises OSError naming the mount."""
+    if _libc().umount2(target.encode(), ctypes.c_int(MNT_DETACH)) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"umount {target}: {os.strerror(errno)}")
 
 
 def kept_flags(path: str) -> int:

@@ -2,13 +2,15 @@
 submission, read-only copies of input files, and one writable scratch directory per worker.
 
 `Sandbox.command()` says how to start a worker in it. With `unshare` available, the worker gets new
-PID, mount and network namespaces; the kit, /autograder, the output directory, the trusted user's
-home, /proc and the shared temp dirs are covered with empty tmpfs mounts; the sandbox is re-mounted
-read-only at the fixed path /tmp/bpe-kit (so messages do not depend on a random name). As root
+PID, mount, network and IPC namespaces; the kit, /autograder, the output directory, the trusted
+user's home, /run, /proc and the shared temp dirs are covered with empty tmpfs mounts, /dev by one
+holding only the devices Python needs; the sandbox is re-mounted read-only at the fixed path
+/tmp/bpe-kit (so messages do not depend on a random name). As root
 ("namespaces+uid") the worker then drops to uid 65534. As an ordinary user ("userns") the same
 namespaces come from a user namespace in which the user is root, so the same mount plan runs; the
 worker then enters a second user namespace as uid 65534 with no capabilities, where it can neither
-undo those mounts nor name the grader's processes (they are outside its PID namespace). Without
+undo those mounts nor name the grader's processes (they are outside its PID namespace); it keeps
+the user's supplementary groups, which no user namespace can drop (`kept_groups`). Without
 namespaces, root still drops to uid 65534 when the interpreter allows ("uid"); otherwise the worker
 runs as this user ("process-group"). Always: its own session, and rlimits.
 
@@ -116,7 +118,7 @@ class Options:
 
 
 # `unshare` options of a worker: as root, or (USERNS) as an ordinary user mapped to root inside.
-UNSHARE = ("--pid", "--fork", "--mount", "--net", "--kill-child")
+UNSHARE = ("--pid", "--fork", "--mount", "--net", "--ipc", "--kill-child")
 USERNS = ("--user", "--map-root-user")
 # The kernel settings that refuse an ordinary user a user namespace: (file, value that refuses, fix).
 USERNS_SWITCHES = (
@@ -167,11 +169,61 @@ def namespaces_refused() -> str | None:
     return f"user namespaces are refused here (`unshare --user` said: {why[0]})"
 
 
+def kept_groups() -> list[str]:
+    """The supplementary groups an ordinary user's worker keeps (by name): a user namespace may not
+    drop them (setgroups is denied), so the worker can open what they open outside what the mount
+    plan covers. Empty for root, whose workers drop every group."""
+    if os.geteuid() == 0:
+        return []
+    import grp
+
+    names = []
+    for gid in sorted(set(os.getgroups()) - {os.getgid()}):
+        try:
+            names.append(grp.getgrgid(gid).gr_name)
+        except KeyError:
+            names.append(str(gid))
+    return names
+
+
 def userns_hides() -> list[str]:
     """What an ordinary user's worker must not see besides the root sandbox's hides (SYSTEM_DIRS)."""
     keep = SYSTEM_DIRS | _library_tops()
     tops = [f"/{e.name}" for e in os.scandir("/") if e.name not in keep and e.is_dir(follow_symlinks=False)]
-    return ["/run/user", *sorted(tops)]
+    return sorted(tops)
+
+
+def covered_folders(root: Path, extra: tuple[Path, ...] = (), *, userns: bool = False) -> list[str]:
+    """The folders a worker of the sandbox at `root` sees as empty tmpfs: the kit, the trusted user's
+    home, `extra` (the report folder, a class's other submissions), /run (sockets and files its
+    groups could open) and, for an ordinary user's worker, every non-system top-level folder.
+
+    A folder holding the sandbox cannot be covered (the sandbox is bound from its real path); only
+    then is a folder inside another covered one left out, as covered already: a folder nested in one
+    that holds the sandbox stays."""
+    hides = ["/root", str(KIT_ROOT), "/autograder", os.path.expanduser("~"), "/run", *map(str, extra)]
+    if userns:
+        hides += userns_hides()
+    real_root = os.path.realpath(root) + "/"
+    hides = sorted({os.path.realpath(h) for h in hides if os.path.isdir(h)} - {"/"})
+    hides = [h for h in hides if not real_root.startswith(h + "/")]
+    return [h for h in hides if not any(h.startswith(o + "/") for o in hides)]
+
+
+# What of /dev a worker keeps (on a fresh tmpfs /dev): the devices Python and its libraries open,
+# and an empty /dev/shm (POSIX semaphores: multiprocessing). Not the terminals, the disks (a user in
+# group `disk` could read them), nor the host's /dev/shm.
+DEVICES = ("null", "zero", "full", "random", "urandom")
+
+
+def dev_steps(stage: str = "/root/.dev") -> list[list[str]]:
+    """Mount steps giving the worker a /dev of its own: the host's /dev is bound at `stage` (under
+    the covered /root), its DEVICES bound from there onto the new /dev, then `stage` unmounted."""
+    steps = [["mkdir", stage], ["bind", "/dev", stage, "dev"], ["tmpfs", "/dev", "mode=0755,size=64k"]]
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            steps += [["file", f"/dev/{name}"], ["bind", f"{stage}/{name}", f"/dev/{name}", "dev"]]
+    return [*steps, ["umount", stage], ["mkdir", "/dev/shm"], ["tmpfs", "/dev/shm", "mode=1777,size=16m"]]
 
 
 def _library_tops() -> set[str]:
@@ -300,11 +352,16 @@ class Sandbox:
         self.userns = self.namespaces and os.geteuid() != 0
         self.uid = NOBODY if self.isolation not in ("process-group", "userns") else None
         # $TMPDIR, unless it is inside the kit, or uid 65534 must walk to the sandbox by its real
-        # path (no namespaces) and $TMPDIR's parents may be closed to it.
+        # path (no namespaces) and $TMPDIR's parents may be closed to it, or the worker is this user
+        # (userns): its sandbox is its own to rewrite by the real path, so that path must be under
+        # /tmp, which the worker's private /tmp covers (elsewhere, the folders holding it would
+        # have to stay visible, and with them what they hold).
         base = tempfile.gettempdir()
         hidden = [str(KIT_ROOT), "/root", "/autograder", os.path.expanduser("~")]
-        if any((os.path.realpath(base) + "/").startswith(h.rstrip("/") + "/") for h in hidden) or (
-            self.uid is not None and not self.namespaces
+        if (
+            any((os.path.realpath(base) + "/").startswith(h.rstrip("/") + "/") for h in hidden)
+            or (self.uid is not None and not self.namespaces)
+            or self.userns
         ):
             base = "/tmp"
         self.root = Path(tempfile.mkdtemp(prefix="bpe-kit-", dir=base))
@@ -377,16 +434,7 @@ class Sandbox:
         prefix = os.path.realpath(sys.base_prefix)
         stage_py = self.root / ".stage" / "py"
         stage_py.mkdir(exist_ok=True)
-        hides = ["/root", str(KIT_ROOT), "/autograder", os.path.expanduser("~"), *map(str, self.options.hide)]
-        if self.userns:
-            hides += userns_hides()
-        hides = sorted({os.path.realpath(h) for h in hides if os.path.isdir(h)} - {"/"})
-        # Never cover the sandbox itself; a folder inside another hidden one is hidden already.
-        hides = [
-            h
-            for h in hides
-            if not str(self.root).startswith(h + "/") and not any(h.startswith(o + "/") for o in hides)
-        ]
+        hides = covered_folders(self.root, self.options.hide, userns=self.userns)
         steps = [["bind", prefix, str(stage_py), "ro"]]
         steps += [["tmpfs", h, "mode=0755,size=1m"] for h in hides]
         if any((prefix + "/").startswith(h + "/") for h in hides):
@@ -402,7 +450,8 @@ class Sandbox:
             ["bind", "/root/.sandbox", VIEW_ROOT, "ro"],
             ["tmpfs", self.to_view(scratch), f"mode=0700,{self._scratch_owner()},size={SCRATCH_SIZE}"],
         ]
-        steps += [["tmpfs", d, "mode=1777,size=16m"] for d in ("/dev/shm", "/var/tmp") if os.path.isdir(d)]
+        steps += dev_steps()
+        steps += [["tmpfs", "/var/tmp", "mode=1777,size=16m"]] if os.path.isdir("/var/tmp") else []
         if self.options.python:
             steps = student_python.expose_steps(self.options.python, steps, hides, self.root / ".stage")
         steps += [["tmpfs", "/proc", "mode=0555,size=16k"]]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import PythonError
 
-COVERED = ("/tmp", "/var/tmp", "/dev/shm", "/proc")  # covered by the mount plan besides its hides
+COVERED = ("/tmp", "/var/tmp", "/dev", "/proc")  # covered by the mount plan besides its hides
 
 
 def default_for(repo: Path) -> str | None:

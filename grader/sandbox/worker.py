@@ -33,7 +33,16 @@ def apply_mounts(steps: list[list[str]]) -> None:
             os.makedirs(args[0], exist_ok=True)
         elif op == "tmpfs":
             _linux.mount("tmpfs", args[0], "tmpfs", MS_NOSUID | MS_NODEV, args[1])
-        elif op == "bind":  # ["bind", source, target, "ro" | "rw"]
+        elif op == "file":  # an empty file to bind a device onto
+            os.close(os.open(args[0], os.O_CREAT | os.O_WRONLY, 0o644))
+        elif op == "umount":
+            _linux.umount(args[0])
+        elif op == "bind":  # ["bind", source, target, "ro" | "rw" | "dev"]
+            # Devices keep the flags of the host's /dev (not nodev); recursive, as a user namespace
+            # may not bind a folder without the mounts inside it.
+            if args[2] == "dev":
+                _linux.mount(args[0], args[1], None, MS_BIND | _linux.MS_REC, None)
+                continue
             _linux.mount(args[0], args[1], None, MS_BIND, None)
             flags = MS_BIND | MS_REMOUNT | MS_NOSUID | MS_NODEV | _linux.kept_flags(args[1])
             _linux.mount(None, args[1], None, flags | (MS_RDONLY if args[2] == "ro" else 0), None)

@@ -15,11 +15,13 @@ Slurm node or a TA's laptop; made here when missing (CI runs as root).
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -90,6 +92,7 @@ def grade_sandboxed(
 
 
 ORDINARY_USER = "bpekit-user"
+USER_LOCK = "/tmp/bpe-kit-useradd.lock"
 
 
 @functools.lru_cache(maxsize=1)
@@ -99,17 +102,29 @@ def ordinary_user() -> str:
 
     if os.geteuid() != 0:
         pytest.skip("needs root to make the ordinary user the test grades as")
-    try:
-        pwd.getpwnam(ORDINARY_USER)
-    except KeyError:
-        made = subprocess.run(["useradd", "--create-home", ORDINARY_USER], capture_output=True, text=True)
-        try:  # another test process may have made it meanwhile
-            pwd.getpwnam(ORDINARY_USER)
-        except KeyError:
-            pytest.skip(f"cannot make the user {ORDINARY_USER}: {made.stderr.strip() or 'no useradd'}")
-    entry = pwd.getpwnam(ORDINARY_USER)
+    # Test processes run at once: one makes the user while the others wait (two `useradd`s at
+    # once fail on /etc/passwd's lock, and a skip would hide every row graded as the user).
+    with open(USER_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = None
+        for attempt in range(3):  # something else on the machine may hold /etc/passwd's lock
+            try:
+                entry = pwd.getpwnam(ORDINARY_USER)
+                break
+            except KeyError:
+                if not shutil.which("useradd"):
+                    pytest.skip(f"no `useradd` to make the user {ORDINARY_USER}")
+                time.sleep(attempt)
+                made = subprocess.run(
+                    ["useradd", "--create-home", ORDINARY_USER], capture_output=True, text=True
+                )
+        else:
+            try:
+                entry = pwd.getpwnam(ORDINARY_USER)
+            except KeyError:
+                pytest.fail(f"cannot make the user {ORDINARY_USER}: {made.stderr.strip()}")
     probe = subprocess.run(
-        ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount", "--net", "true"],
+        ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount", "--net", "--ipc", "true"],
         user=entry.pw_uid,
         group=entry.pw_gid,
         extra_groups=[],

@@ -33,9 +33,14 @@ from grader.paths import DEFAULT_RUBRIC, KIT_ROOT
 WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the whole catalogue takes ~4 min on 2 cores)"
 
 
-def _param(entry: catalogue.Entry, group: str = ""):
+def _param(entry: catalogue.Entry, runs: str, level: str):
+    """A row's root and user runs share its xdist group, so they never run at once: both may
+    leave the same trace in /tmp (TRACES), which would be charged to the other run."""
     skip = pytest.mark.skipif(not (entry.smoke or catalogue.grade_all()), reason=WHOLE)
-    return pytest.param(entry.name, marks=[skip, row_group(group + entry.name)])
+    who = "user" if runs == "user_runs" else "root"
+    return pytest.param(
+        entry.name, runs, level, marks=[skip, row_group(entry.name)], id=f"{who}-{entry.name}"
+    )
 
 
 pytestmark = [pytest.mark.slow, pytest.mark.hostile]
@@ -103,7 +108,7 @@ def _traces() -> set[str]:
     return {path for pattern in TRACES for path in glob.glob(pattern)}
 
 
-def _runs(request, work, argname: str, user: str | None = None) -> Prefetch:
+def _runs(request, work, runs: str, user: str | None = None) -> Prefetch:
     def job(name: str) -> dict:
         entry = catalogue.by_name(name)
         listener = Listener()
@@ -121,44 +126,43 @@ def _runs(request, work, argname: str, user: str | None = None) -> Prefetch:
 
     pool = Prefetch(job)
     pool.ahead(
-        n for n in selected_params(request, argname) if catalogue.by_name(n).smoke or catalogue.grade_all()
+        n
+        for n in selected_params(request, "row", runs=runs)
+        if catalogue.by_name(n).smoke or catalogue.grade_all()
     )
     return pool
 
 
 @pytest.fixture(scope="module")
 def hostile_runs(request, tmp_path_factory):
-    pool = _runs(request, tmp_path_factory.mktemp("hostile"), "name")
+    pool = _runs(request, tmp_path_factory.mktemp("hostile"), "hostile_runs")
     yield pool
     pool.close()
 
 
 @pytest.fixture(scope="module")
 def user_runs(request, tmp_path_factory):
-    pool = _runs(request, tmp_path_factory.mktemp("hostile-user"), "row", user=ordinary_user())
+    pool = _runs(request, tmp_path_factory.mktemp("hostile-user"), "user_runs", user=ordinary_user())
     yield pool
     pool.close()
 
 
-@pytest.mark.parametrize("name", [_param(e) for e in ENTRIES])
-def test_hostile_earns_only_what_it_honestly_earns(name, hostile_runs, request):
-    entry = catalogue.by_name(name)
-    if entry.gap:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=entry.gap))
-    run = hostile_runs.result(name)
-    check_run(entry, run)
-    assert run["done"].results["extra_data"]["isolation"] == "namespaces+uid"  # root, with namespaces
-
-
-@pytest.mark.parametrize("row", [_param(e, "user-") for e in AS_USER])
-def test_as_an_ordinary_user_each_row_earns_what_it_honestly_earns(row, user_runs, request):
-    """The same checks with the grader run by an ordinary user: namespaced isolation without root."""
+@pytest.mark.parametrize(
+    ("row", "runs", "level"),
+    [
+        *(_param(e, "hostile_runs", "namespaces+uid") for e in ENTRIES),
+        *(_param(e, "user_runs", "userns") for e in AS_USER),
+    ],
+)
+def test_each_row_earns_only_what_it_honestly_earns(row, runs, level, request):
+    """The same checks whoever grades: root (namespaces, then uid 65534) or an ordinary user (user
+    namespaces, as on a Slurm node or a laptop)."""
     entry = catalogue.by_name(row)
     if entry.gap:
         request.applymarker(pytest.mark.xfail(strict=True, reason=entry.gap))
-    run = user_runs.result(row)
+    run = request.getfixturevalue(runs).result(row)
     check_run(entry, run)
-    assert run["done"].results["extra_data"]["isolation"] == "userns"
+    assert run["done"].results["extra_data"]["isolation"] == level
 
 
 def check_run(entry: catalogue.Entry, run: dict) -> None:

@@ -65,12 +65,9 @@ def test_isolation_levels_name_an_ordinary_users_namespaces_userns(monkeypatch):
     assert box.isolation_level(namespaces=True) == "namespaces+uid"
 
 
-@pytest.mark.parametrize(
-    ("level", "says"), [("process-group", True), ("userns", False), ("namespaces+uid", False)]
-)
-def test_a_grade_without_namespaces_says_why_in_one_line(monkeypatch, tmp_path, capsys, level, says):
-    why = "darwin has no Linux namespaces (grade on Linux for them)"
-    grading = api.Grading(results={"extra_data": {"isolation": level}}, scored=[])
+def _grade_note(monkeypatch, tmp_path, capsys, extra: dict, why: str = "") -> str:
+    """What `bpe-kit grade` prints when the grade's results.json holds `extra` as its extra_data."""
+    grading = api.Grading(results={"extra_data": extra}, scored=[])
     monkeypatch.setattr(cli.api, "run", lambda *a, **kw: grading)
     monkeypatch.setattr(cli.api, "write", lambda *a, **kw: None)
     monkeypatch.setattr(cli, "namespaces_refused", lambda: why)
@@ -89,29 +86,97 @@ def test_a_grade_without_namespaces_says_why_in_one_line(monkeypatch, tmp_path, 
         error_results=False,
     )
     assert cli.grade(args) == 0
-    out = " ".join(capsys.readouterr().out.split())  # the report wraps its lines
+    return " ".join(capsys.readouterr().out.split())  # the report wraps its lines
+
+
+@pytest.mark.parametrize(
+    ("level", "says"), [("process-group", True), ("userns", False), ("namespaces+uid", False)]
+)
+def test_a_grade_without_namespaces_says_why_in_one_line(monkeypatch, tmp_path, capsys, level, says):
+    why = "darwin has no Linux namespaces (grade on Linux for them)"
+    out = _grade_note(monkeypatch, tmp_path, capsys, {"isolation": level}, why)
     assert f"(isolation: {level})" in out
     assert (f"Your code ran without namespaces: {why}." in out) is says
 
 
-def test_an_ordinary_users_worker_sees_only_the_systems_top_level_folders(monkeypatch, tmp_path):
-    """The worker is the user outside: besides the kit, what the user could read elsewhere (another
-    clone of the kit, a shared filesystem, every home) is covered; the system's folders are not."""
+def test_a_grade_whose_worker_kept_the_users_groups_names_them(monkeypatch, tmp_path, capsys):
+    out = _grade_note(
+        monkeypatch, tmp_path, capsys, {"isolation": "userns", "kept_groups": ["disk", "docker"]}
+    )
+    assert "Your code ran with this user's groups too (disk, docker)" in out
+
+
+def test_an_ordinary_users_other_groups_are_named_and_roots_are_none(monkeypatch):
+    monkeypatch.setattr(box.os, "getgroups", lambda: [1000, 6, 0])
+    monkeypatch.setattr(box.os, "getgid", lambda: 1000)
+    monkeypatch.setattr(box.os, "geteuid", lambda: 1000)
+    assert box.kept_groups() == ["root", "disk"]
+    monkeypatch.setattr(box.os, "geteuid", lambda: 0)
+    assert box.kept_groups() == []
+
+
+def _plan(monkeypatch, tmp_path, euid: int | None = None, **options) -> tuple[box.Sandbox, list[list[str]]]:
+    """The mount plan of a sandbox made for a submission in `tmp_path` (closed before returning)."""
     (tmp_path / "sub" / "bpe").mkdir(parents=True)
     (tmp_path / "sub" / "bpe" / "__init__.py").write_text("")
-    monkeypatch.setattr(box.os, "geteuid", lambda: 1000)
-    sandbox = box.Sandbox(tmp_path / "sub", box.Options(namespaces=True))
+    if euid is not None:
+        monkeypatch.setattr(box.os, "geteuid", lambda: euid)
+    sandbox = box.Sandbox(tmp_path / "sub", box.Options(namespaces=True, **options))
     try:
-        assert sandbox.isolation == "userns" and sandbox.uid is None
-        covered = {s[1] for s in sandbox.mount_plan(sandbox.new_scratch()) if s[0] == "tmpfs"}
+        return sandbox, sandbox.mount_plan(sandbox.new_scratch())
     finally:
         sandbox.close()
-    holds_sandbox = lambda d: str(sandbox.root).startswith(d + "/")  # noqa: E731
-    for entry in os.scandir("/"):  # /proc and /tmp are always covered, as for root
-        if (
-            entry.is_dir(follow_symlinks=False)
-            and not holds_sandbox(entry.path)
-            and entry.name not in ("proc", "tmp")
-        ):
+
+
+def _covered(plan: list[list[str]], path: str) -> bool:
+    """Whether a tmpfs of the plan covers `path` (itself or a folder holding it)."""
+    return any(s[0] == "tmpfs" and (path + "/").startswith(s[1].rstrip("/") + "/") for s in plan)
+
+
+def test_an_ordinary_users_worker_sees_only_the_systems_top_level_folders(monkeypatch, tmp_path):
+    """The worker is the user outside: besides the kit, what the user could read elsewhere (another
+    clone of the kit, a shared filesystem, every home) is covered; the system's folders are not,
+    but for /proc, /tmp, /run and /dev (a /dev of its own), as for root."""
+    sandbox, plan = _plan(monkeypatch, tmp_path, euid=1000)
+    assert sandbox.isolation == "userns" and sandbox.uid is None
+    covered = {s[1] for s in plan if s[0] == "tmpfs"}
+    for entry in os.scandir("/"):
+        if entry.is_dir(follow_symlinks=False) and entry.name not in ("proc", "tmp", "run", "dev"):
             assert (entry.path in covered) is (entry.name not in box.SYSTEM_DIRS), entry.path
-    assert "/run/user" in covered or not os.path.isdir("/run/user")
+    assert {"/proc", "/tmp", "/run", "/dev", "/dev/shm"} <= covered
+
+
+@pytest.mark.parametrize("euid", [1000, None], ids=["userns", "root"])
+def test_a_temp_folder_beside_the_kit_leaves_the_kit_and_the_hidden_folders_covered(
+    monkeypatch, tmp_path, euid
+):
+    """$TMPDIR in a folder that also holds the kit (say /work/notes beside /work/main, with /work a
+    folder to hide): the kit, the hidden folders and, for an ordinary user, the sandbox's real path
+    (its own files, which it could rewrite: the next worker runs them) stay covered."""
+    if euid is None and os.geteuid() != 0:
+        pytest.skip("the root sandbox needs root")
+    top = tmp_path / "work"
+    (top / "notes").mkdir(parents=True)
+    (top / "main").mkdir()
+    (top / "farm" / "alice").mkdir(parents=True)
+    monkeypatch.setattr(box, "KIT_ROOT", top / "main")
+    monkeypatch.setattr(box.tempfile, "tempdir", str(top / "notes"))
+    sandbox, plan = _plan(monkeypatch, tmp_path, euid=euid, hide=(top, top / "farm"))
+    beside_tmp = [s for s in plan if s[1] != "/tmp"]  # here all is under /tmp; /work would not be
+    for hidden in (top / "main", top / "farm" / "alice"):
+        assert _covered(beside_tmp, str(hidden)), f"{hidden} is visible to the worker"
+    if sandbox.userns:  # the real path is under /tmp, covered after the sandbox is bound
+        real = os.path.realpath(sandbox.root)
+        tmp = plan.index(["tmpfs", "/tmp", "mode=1777,size=64m"])
+        assert real.startswith("/tmp/") and ["bind", real, "/root/.sandbox", "ro"] in plan[:tmp]
+        assert not any(s[0] == "bind" and s[1].startswith(real) for s in plan[tmp:])
+
+
+def test_a_worker_gets_a_dev_of_its_own_and_no_run(monkeypatch, tmp_path):
+    """The grading user's groups may open devices (`disk`) and sockets (`docker`) under /dev and
+    /run: a worker sees neither, only the devices Python needs and an empty /dev/shm."""
+    _, plan = _plan(monkeypatch, tmp_path, euid=1000)
+    assert _covered(plan, "/run/docker.sock") and _covered(plan, "/dev/sda")
+    bound = {s[2] for s in plan if s[0] == "bind" and s[2].startswith("/dev/")}
+    assert bound == {f"/dev/{d}" for d in box.DEVICES if os.path.exists(f"/dev/{d}")}
+    assert ["umount", "/root/.dev"] in plan and "--ipc" in box.UNSHARE

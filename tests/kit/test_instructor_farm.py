@@ -354,14 +354,17 @@ def _pending(out: Path) -> bool:
 
 
 def _children(pid: int) -> list[str]:
-    """The processes `pid` started: the farm starts one per student it is grading."""
+    """The graded suites `pid` started (one per student it is grading: `python -m pytest`, through
+    grader.farm.launch); not its other children (the namespaces probe, a calibration run)."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
             stat = (proc / "stat").read_text()
+            cmdline = (proc / "cmdline").read_bytes()
         except OSError:
             continue
-        if proc.name.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+        suite = b"\0-m\0pytest\0" in cmdline
+        if proc.name.isdigit() and int(stat.rsplit(")", 1)[1].split()[1]) == pid and suite:
             found.append(proc.name)
     return found
 
@@ -509,4 +512,19 @@ def test_a_class_is_not_graded_without_the_sandbox_unless_asked(tmp_path, monkey
     assert farm_cli.main(["grade", str(subs), "--out", str(tmp_path / "out")]) != 0
     err = capsys.readouterr().err
     assert "needs namespaces" in err and why in err and "--allow-weak-isolation" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_class_is_not_graded_with_the_users_other_groups_unless_asked(tmp_path, monkeypatch, capsys):
+    """An ordinary user's workers keep its supplementary groups: a TA in `docker` or `disk` would
+    hand students' code what those open, so the farm refuses, naming the groups."""
+    import grader.farm.__main__ as farm_cli
+
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    monkeypatch.setattr(farm_cli, "isolation_level", lambda: "userns")
+    monkeypatch.setattr(farm_cli, "kept_groups", lambda: ["disk", "docker"])
+    assert farm_cli.main(["grade", str(subs), "--out", str(tmp_path / "out")]) != 0
+    err = capsys.readouterr().err
+    assert "disk, docker" in err and "--allow-weak-isolation" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()

@@ -38,10 +38,16 @@ CLASS = {"ann": ("1.1", "1.2", "2.1", "3.1"), "bob": ("1.1",), "cy": ("1.2", "2.
 UNCOMPARED = ("seconds", "isolation")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _free_ports(n: int) -> list[int]:
+    """`n` distinct free ports: each socket stays bound until all are picked, so no two are the same."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def _wait_for(what: str, ready, timeout: float = 60) -> None:
@@ -100,11 +106,12 @@ class Cluster:
         for name in ("state", "spool", "log"):
             (root / name).mkdir()
         host = socket.gethostname().split(".")[0]
+        ctld_port, slurmd_port = _free_ports(2)
         settings = {
             "ClusterName": "bpekit",
             "SlurmctldHost": f"{host}(127.0.0.1)",
-            "SlurmctldPort": _free_port(),
-            "SlurmdPort": _free_port(),
+            "SlurmctldPort": ctld_port,
+            "SlurmdPort": slurmd_port,
             "AuthType": "auth/munge",
             "AuthInfo": f"socket={socket_path}",
             "CredType": "cred/munge",
@@ -152,12 +159,33 @@ class Cluster:
             argv, env={**self.env, **kw.pop("env", {})}, capture_output=True, text=True, **kw
         )
 
-    def stop(self) -> None:
+    def stop(self, patience: float = 10) -> None:
+        """SIGTERM each daemon, wait for all to exit, SIGKILL those still there after `patience` s:
+        none may outlive the test and write into its folder while it is removed."""
+        pids = []
         for pid_file in reversed(self.pids):
             try:
-                os.kill(int(pid_file.read_text().split()[0]), signal.SIGTERM)
+                pids.append(int(pid_file.read_text().split()[0]))
+                os.kill(pids[-1], signal.SIGTERM)
             except (OSError, ValueError, IndexError):
                 pass
+        end = time.monotonic() + patience
+        while (alive := [p for p in pids if _alive(p)]) and time.monotonic() < end:
+            time.sleep(0.1)
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def _alive(pid: int) -> bool:
+    """Running: not gone, and not a zombie waiting to be reaped (it writes nothing more)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[:1] != ["Z"]
 
 
 @pytest.fixture
@@ -178,7 +206,6 @@ def cluster():
     finally:
         if made is not None:
             made.stop()
-        time.sleep(0.5)
         shutil.rmtree(root, ignore_errors=True)
 
 

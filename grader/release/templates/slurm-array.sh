@@ -10,13 +10,16 @@
 # FARM_ARGS adds arguments to the farm's (e.g. FARM_ARGS="--tests test_part1"), split at spaces.
 #
 # Isolation: Slurm runs the tasks as you, without root. The grader then gives each student's code
-# user, PID, mount and network namespaces of its own ("userns" in results.json and in the
+# user, PID, mount, network and IPC namespaces of its own ("userns" in results.json and in the
 # gradebook's isolation column): it sees a read-only copy of the submission and a scratch folder,
-# nothing of the kit, the outputs, the other submissions, your home or the shared temp folders, and
-# cannot signal the grader. Where the nodes' kernel refuses ordinary users a user namespace, the
-# farm refuses to grade and names the setting that allows it (for example
-# `sysctl user.max_user_namespaces=15000`); only then, and knowing that students' code would run as
-# you and could change what you can, add --allow-weak-isolation to FARM_ARGS.
+# the system's folders (/usr, /etc, /opt...), and a /dev of only null, zero, full, random and
+# urandom; every other top-level folder (the kit, the outputs, the other submissions, /home, the
+# shared filesystems), /run, /proc and the shared temp folders are empty to it, and it cannot
+# signal the grader. It keeps your supplementary groups (a user namespace cannot drop them), so the
+# farm refuses to grade if you have any besides your own; as it does, naming the setting that
+# allows namespaces (for example `sysctl user.max_user_namespaces=15000`), where the nodes' kernel
+# refuses ordinary users a user namespace. Only then, and knowing that students' code could then
+# reach what you (or your groups) can, add --allow-weak-isolation to FARM_ARGS.
 #SBATCH --job-name=bpe-grade
 #SBATCH --array=1-8
 #SBATCH --cpus-per-task=2
