@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..api import CONTRACTS, isolation_level
 from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError
-from ..sandbox.box import kept_groups, namespaces_refused
+from ..sandbox.box import PRIVILEGED_GROUPS, kept_groups, namespaces_refused
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
@@ -124,11 +124,18 @@ def _grade(args) -> int:
             "results. Pass --allow-weak-isolation to grade anyway."
         )
     groups = kept_groups() if level == "userns" else []
-    if groups and not args.allow_weak_isolation:
+    risky = [g for g in groups if g in PRIVILEGED_GROUPS]
+    if risky and not args.allow_weak_isolation:
         raise RosterError(
-            f"students' code would run with your groups too ({', '.join(groups)}): an ordinary user's "
-            "namespaces cannot drop them, so it could open what they open (a disk, a Docker socket). "
-            "Grade as a user in no other group, or as root; pass --allow-weak-isolation to grade anyway."
+            f"students' code would run with your groups too, {', '.join(risky)} among them: an ordinary "
+            "user's namespaces cannot drop them, and those open the host (a disk, a container daemon). "
+            "Grade as a user outside them, or as root; pass --allow-weak-isolation to grade anyway."
+        )
+    if groups:
+        print(
+            f"note: students' code runs with your groups too ({', '.join(groups)}): it can read what they "
+            "may read outside what the sandbox covers; each result records them (kept_groups).",
+            file=sys.stderr,
         )
     shard = parse_shard(args.shard) if args.shard else None
     try:

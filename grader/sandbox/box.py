@@ -169,6 +169,14 @@ def namespaces_refused() -> str | None:
     return f"user namespaces are refused here (`unshare --user` said: {why[0]})"
 
 
+# Groups whose members reach the host's root or its raw devices by what they open (a container
+# daemon's socket, a disk, a VM's device, the password hashes). The mount plan covers /dev and /run,
+# where most of that lives, but a daemon may listen elsewhere: a class is not graded with these.
+PRIVILEGED_GROUPS = frozenset(
+    {"root", "disk", "docker", "lxd", "incus", "libvirt", "kvm", "shadow", "podman"}
+)
+
+
 def kept_groups() -> list[str]:
     """The supplementary groups an ordinary user's worker keeps (by name): a user namespace may not
     drop them (setgroups is denied), so the worker can open what they open outside what the mount

@@ -515,7 +515,7 @@ def test_a_class_is_not_graded_without_the_sandbox_unless_asked(tmp_path, monkey
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
-def test_a_class_is_not_graded_with_the_users_other_groups_unless_asked(tmp_path, monkeypatch, capsys):
+def test_a_class_is_not_graded_with_the_users_privileged_groups_unless_asked(tmp_path, monkeypatch, capsys):
     """An ordinary user's workers keep its supplementary groups: a TA in `docker` or `disk` would
     hand students' code what those open, so the farm refuses, naming the groups."""
     import grader.farm.__main__ as farm_cli
@@ -528,3 +528,24 @@ def test_a_class_is_not_graded_with_the_users_other_groups_unless_asked(tmp_path
     err = capsys.readouterr().err
     assert "disk, docker" in err and "--allow-weak-isolation" in err
     assert len(err.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+def test_a_class_is_graded_with_the_users_ordinary_groups_and_says_so(tmp_path, monkeypatch, capsys):
+    """A course group (a cluster account is seldom in none) opens nothing of the host that the mount
+    plan leaves: the farm grades, and says once which groups the students' code keeps."""
+    import grader.farm.__main__ as farm_cli
+    from grader.errors import RosterError
+
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    graded = []
+    monkeypatch.setattr(farm_cli, "isolation_level", lambda: "userns")
+    monkeypatch.setattr(farm_cli, "kept_groups", lambda: ["cs336-staff", "users"])
+    monkeypatch.setattr(farm_cli, "grade_all", lambda *a, **k: graded.append(a))
+    monkeypatch.setattr(
+        farm_cli, "output_records", lambda out: (_ for _ in ()).throw(RosterError("stop here"))
+    )
+    farm_cli.main(["grade", str(subs), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert graded, err
+    assert "cs336-staff, users" in err and "kept_groups" in err

@@ -15,8 +15,8 @@
 # the system's folders (/usr, /etc, /opt...), and a /dev of only null, zero, full, random and
 # urandom; every other top-level folder (the kit, the outputs, the other submissions, /home, the
 # shared filesystems), /run, /proc and the shared temp folders are empty to it, and it cannot
-# signal the grader. It keeps your supplementary groups (a user namespace cannot drop them), so the
-# farm refuses to grade if you have any besides your own; as it does, naming the setting that
+# signal the grader. It keeps your supplementary groups (a user namespace cannot drop them): the
+# farm names them, and refuses if one opens the host (disk, docker, lxd, kvm...); as it does, naming the setting that
 # allows namespaces (for example `sysctl user.max_user_namespaces=15000`), where the nodes' kernel
 # refuses ordinary users a user namespace. Only then, and knowing that students' code could then
 # reach what you (or your groups) can, add --allow-weak-isolation to FARM_ARGS.
