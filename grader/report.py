@@ -61,6 +61,9 @@ def _same_cause_line(s: Scored, first: Scored) -> str:
     summary = first.cause.get("summary") or s.cause.get("summary") or ""
     if summary[1:2].islower():  # inside the sentence: "(your pretokenize ...)", "(BPETokenizer ...)"
         summary = summary[0].lower() + summary[1:]
+    if s.cause.get("crash"):  # the same error at the same place: likely, not proven, one fault
+        where = f" ({summary})" if summary else ""
+        return f"The same error as {first.entry.number}{where}, at the same place in your code."
     line = f"Same cause as {first.entry.number}" + (f" ({summary})" if summary else "")
     if s.status == SAME_CAUSE:
         return line + f"; not charged here: one fault costs at most {CAP} points."
@@ -73,6 +76,8 @@ def _same_cause_line(s: Scored, first: Scored) -> str:
 def _also_line(s: Scored, later: list[Scored]) -> str:
     """Under the test that names a fault: which other tests it fails, and what it costs in all."""
     numbers = ", ".join(t.entry.number for t in later)
+    if all(t.cause.get("crash") for t in later):
+        return f"The same error, at the same place, stops {numbers} too: fixing it may fix them all."
     if all(t.cause.get("one_fault") for t in later):
         return f"The same fault fails {numbers} too; it costs at most {CAP} points in all."
     return f"The same fault fails {numbers} too: fixing it may fix them all."

@@ -142,6 +142,7 @@ def cause_of(exc) -> dict | None:
     return {
         "key": f"raised {exc.remote_type} at {frames}",
         "where": "",
+        "crash": True,  # the same error at the same place: not proven the same fault (report.py's words)
         "summary": f"your code raised {exc.remote_type}" + (f": {message:.80}" if message else ""),
     }
 

@@ -226,7 +226,7 @@ ROWS = {
     "iterable_chunks_alone": (
         "test_encode_iterable",
         {
-            "3.10": (False, ["Hint: a pre-token or a special token may be cut"], []),
+            "3.10": (False, ["Hint: after each chunk, yield only what no later text can change"], []),
             "E.3": (True, ["Not charged here: your ids differ", "see 3.10"], []),
         },
     ),
