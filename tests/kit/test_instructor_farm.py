@@ -369,6 +369,13 @@ def _children(pid: int) -> list[str]:
     return found
 
 
+def _like_a_terminal() -> None:
+    """The farm as a TA starts it, in the foreground: Ctrl-C (SIGINT) interrupts it. A test run
+    started in the background by a shell (`make test &`, some CI runners) ignores SIGINT, and its
+    children would inherit that, finish grading and exit 0."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _await(proc: subprocess.Popen, what: str, ready) -> None:
     """Wait for a state on disk or a started process, never for a moment read from the clock: the
     run must still be going when it is reached, or the test would interrupt nothing."""
@@ -397,6 +404,7 @@ def test_an_interrupted_run_loses_nothing_and_invents_nothing(tmp_path, suite, g
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_like_a_terminal,
     )
     if when == "while grading":  # the run wrote whom it set out to grade, and a student's suite started
         _await(proc, "a student's suite started", lambda: _pending(out) and _children(proc.pid))
