@@ -5,7 +5,6 @@ the hostile catalogue (test_catalogue_hostile.py) and the Slurm template (test_s
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
 
@@ -71,20 +70,7 @@ def _grade_note(monkeypatch, tmp_path, capsys, extra: dict, why: str = "") -> st
     monkeypatch.setattr(cli.api, "run", lambda *a, **kw: grading)
     monkeypatch.setattr(cli.api, "write", lambda *a, **kw: None)
     monkeypatch.setattr(cli, "namespaces_refused", lambda: why)
-    args = argparse.Namespace(
-        submission=tmp_path,
-        out=tmp_path / "out",
-        tests=None,
-        part=None,
-        tests_dir=None,
-        rubric=None,
-        inprocess=False,
-        timeout_total=None,
-        isolation="auto",
-        contract="kit",
-        python=None,
-        error_results=False,
-    )
+    args = cli.build_parser().parse_args(["grade", str(tmp_path), "--out", str(tmp_path / "out")])
     assert cli.grade(args) == 0
     return " ".join(capsys.readouterr().out.split())  # the report wraps its lines
 
