@@ -193,9 +193,11 @@ ROWS = {
         "test_pretokenize or test_encode_matches_trusted_property",
         {
             "2.2": (False, ["Your pretokenize splits"], []),
+            # A partial grade charges as the full one (grader/partial.py): 2.8, 2.14 and 3.8 reach
+            # the cap first, so 3.9 keeps its points here too.
             "3.9": (
-                False,
-                ["Same cause as 2.2 (your pretokenize splits", "charged here, up to 10 points"],
+                True,
+                ["Same cause as 2.2 (your pretokenize splits", "not charged here"],
                 ["LOWEST"],
             ),
         },
