@@ -41,16 +41,17 @@ def merge_fault(
         merge_count_fault(
             case.merges, got, len(dict.fromkeys(specials)), lambda n: learned_on(text, specials, n)
         )
-        or unlisted_cut_fault(text, specials, got, limit)
+        or eot_apart_fault(text, specials, got, limit)
         or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
     )
 
 
 EOT = "<|endoftext|>"
-# Cuts at "<|endoftext|>" when it is not a listed special token (CS336's chunking example cuts there
-# whatever the special tokens): (key, summary, how to fix it), and the text's pieces it trains on.
-UNLISTED_CUTS = {
+# A trainer that treats "<|endoftext|>" apart whatever the special tokens listed (CS336's chunking
+# example cuts there): one fault, one key, in three shapes; the words say which.
+EOT_APART = "<|endoftext|> apart whatever the list"
+EOT_SHAPES = {
     "removed": (
         "train_bpe treats <|endoftext|> as a special token though it is not listed",
         "Only the special tokens passed in special_tokens are special: here '<|endoftext|>' is "
@@ -62,25 +63,40 @@ UNLISTED_CUTS = {
         "apart, or in parallel), but here it is not a special token: a cut there splits the "
         "pre-token it falls in. Cut only at the special tokens listed; with none, do not cut.",
     ),
+    "only": (
+        "train_bpe cuts the text at <|endoftext|> alone, not at the special tokens listed",
+        "Your trainer takes '<|endoftext|>' as the one special token, whatever special_tokens holds: "
+        "cut the text at each special token listed, and at no other.",
+    ),
 }
 
 
-def unlisted_cut_fault(text: str, specials: list[str], got: list, limit: int) -> dict | None:
-    """The cut at an unlisted "<|endoftext|>" whose merges are exactly `got`, with its words as
-    `hint`: that fault alone makes these merges."""
+def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> dict | None:
+    """The shape of treating "<|endoftext|>" apart whose merges are exactly `got`, with its words
+    as `hint`: that fault alone makes these merges."""
     from grader.oracles.trainer import pretokens
 
-    if EOT not in text or EOT in specials:
+    if EOT not in text:
         return None
-    first, *rest = text.split(EOT)
-    cut = pretokens(first, specials)
-    for piece in rest:
-        cut += pretokens(EOT + piece, specials)
-    for how, counts in (("removed", pretokens(text, [*specials, EOT])), ("cut", cut)):
+    shapes = []
+    if EOT not in specials:
+        first, *rest = text.split(EOT)
+        cut = pretokens(first, specials)
+        for piece in rest:
+            cut += pretokens(EOT + piece, specials)
+        shapes += [("removed", pretokens(text, [*specials, EOT])), ("cut", cut)]
+    if set(specials) - {EOT}:
+        shapes.append(("only", pretokens(text, [EOT])))
+    for how, counts in shapes:
         if learned(counts, limit) == [tuple(p) for p in got]:
-            summary, hint = UNLISTED_CUTS[how]
-            key = f"unlisted <|endoftext|> {how}"
-            return {"key": key, "where": "train_bpe", "summary": summary, "one_fault": True, "hint": hint}
+            summary, hint = EOT_SHAPES[how]
+            return {
+                "key": EOT_APART,
+                "where": "train_bpe",
+                "summary": summary,
+                "one_fault": True,
+                "hint": hint,
+            }
     return None
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import select
 import signal
@@ -360,12 +361,19 @@ class WorkerProcess:
         if self._out_r >= 0:
             self.drain_output()
         text = self.output.decode("utf-8", errors="replace")
-        # `unshare` reports its child's violent death on the same pipe; that is not the student's.
-        text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("unshare: "))
-        text = as_a_terminal_shows(text)
+        text = as_a_terminal_shows(without_unshare(text))
         if self.output_dropped:
             text += f"\n[... {self.output_dropped} more bytes of output not shown]"
         return text
+
+
+_UNSHARE_SAYS = re.compile(r"unshare: [^\n]*\n?")
+
+
+def without_unshare(text: str) -> str:
+    """The output without what `unshare` says of its child's violent death on the same pipe, after
+    whatever the child printed last (a progress bar without its newline): that is not the student's."""
+    return _UNSHARE_SAYS.sub(lambda m: "\n" if m.start() and text[m.start() - 1] != "\n" else "", text)
 
 
 def as_a_terminal_shows(text: str) -> str:

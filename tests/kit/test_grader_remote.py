@@ -602,3 +602,12 @@ def test_a_progress_bar_redrawn_with_carriage_returns_keeps_only_its_last_state(
         as_a_terminal_shows(f"DEBUG start\n{bar}\nDEBUG end\n") == "DEBUG start\ntraining: 100%\nDEBUG end\n"
     )
     assert as_a_terminal_shows("done\r\n") == "done\n"  # a Windows line ending is one line
+
+
+def test_what_unshare_says_of_a_killed_worker_is_not_the_students_output():
+    from grader.sandbox.process import without_unshare
+
+    bar = "merges:  23%|##| 171/743"  # a progress bar, its newline never printed: the worker was killed
+    said = "unshare: sigprocmask unblock failed: Invalid argument\n"
+    assert without_unshare(f"start\n{bar}{said}") == f"start\n{bar}\n"
+    assert without_unshare(f"start\n{said}") == "start\n"
