@@ -22,7 +22,8 @@ help:
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
 	@echo "make lock                                       rewrite requirements/*.txt after a pin in pyproject.toml changed"
-	@echo "make fixtures | kill-matrix | corpus | data | bench | handout | gradescope | clean"
+	@echo "make handout [LANG=zh]                          dist/handout.zip for students (LANG=zh: dist/handout-zh.zip, in Chinese)"
+	@echo "make fixtures | kill-matrix | corpus | data | bench | gradescope | clean"
 
 # Two stamps, two sets. `.ok`: the grading set (requirements/grading.txt, what a student's grade
 # needs), in a venv rebuilt from scratch (--clear) whenever that lock changes. `.dev`: the dev set
@@ -92,9 +93,14 @@ bench: $(VENV)/.dev
 	@$(PY) -m pip install --quiet --require-hashes -r requirements/bench.txt || echo "bench: could not install requirements/bench.txt; contenders missing here will be skipped"
 	$(PY) bench/run.py $(BENCH_ARGS)
 
+# The handout's language: `make handout LANG=zh` (or LANG=zh_CN.UTF-8, or HANDOUT_LANG=zh) builds
+# the Chinese one. Only a LANG given on make's command line chooses it: the locale's LANG, from the
+# environment, leaves the release what it is on every machine (English).
+HANDOUT_LANG ?= $(if $(filter command line,$(origin LANG)),$(firstword $(subst _, ,$(subst ., ,$(LANG)))),en)
+
 handout: $(VENV)/.dev
 	$(PY) -m assignment.build --check
-	$(KIT) release handout
+	$(KIT) release handout --lang $(HANDOUT_LANG)
 
 class: $(VENV)/.dev
 	$(KIT) farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)

@@ -4,7 +4,7 @@
     bpe-kit grade --contract cs336 REPO [--python PATH]   grade a CS336 assignment-1 repository
     bpe-kit zip [FOLDER] [--out submission.zip]   the zip a student uploads (make submission)
     bpe-kit farm {grade,report,merge,...} ...     grade a whole class (grader/farm/)
-    bpe-kit release {handout,gradescope}          build dist/handout.zip or dist/autograder.zip
+    bpe-kit release {handout,gradescope} [--lang zh]  build dist/handout.zip or dist/autograder.zip
     bpe-kit fixtures [--engine ...]               regenerate the golden fixtures (grader/oracles/)
     bpe-kit lab NAME [--submission DIR]           one experiment on a bpe package (assignment/labs/)
 

@@ -66,6 +66,10 @@ class BundleError(RuntimeError):
     """The kit cannot make a working Gradescope bundle; nothing was written."""
 
 
+class TranslationError(RuntimeError):
+    """A translated handout's student file is out of step with its English one; nothing was written."""
+
+
 class RosterError(ValueError):
     """The farm's submissions folder or a shard spec cannot be used as given."""
 
