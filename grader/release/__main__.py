@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import i18n
 from ..errors import BundleError, LeakError, RubricError, StarterError
 from ..paths import KIT_ROOT as KIT
 from . import gradescope, handout
@@ -15,6 +16,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m grader.release", description=__doc__)
     ap.add_argument("what", choices=["handout", "gradescope"])
     ap.add_argument("--out", type=Path, default=None, help="zip to write (default dist/<what>.zip)")
+    ap.add_argument(
+        "--lang",
+        type=i18n.argument,
+        default=i18n.ENGLISH,
+        help="gradescope: the language its grades and feedback are written in (default en)",
+    )
     args = ap.parse_args(argv)
     try:
         if args.what == "handout":
@@ -22,7 +29,7 @@ def main(argv=None) -> int:
             files = handout.build(KIT, dest)
         else:
             dest = args.out or KIT / "dist/autograder.zip"
-            files = gradescope.build(KIT, dest)
+            files = gradescope.build(KIT, dest, args.lang)
     except (LeakError, StarterError, BundleError, RubricError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
