@@ -412,7 +412,10 @@ def terminal(
     width = width or terminal_width()
     w = textwidth.width
     statuses = [status_words(s.status) for s in scored]
-    status_w = max([w(t) for t in statuses] + [15])  # NOT_IN_CONTRACT is the longest
+    # As wide as the statuses every grade may show ("not implemented": 15 columns in English), or
+    # as the longest here (NOT_IN_CONTRACT, in a CS336 grade).
+    usual = ("passed", "failed", "not implemented", NOT_GRADED)
+    status_w = max([w(t) for t in statuses] + [w(status_words(u)) for u in usual])
     fixed = 6 + 1 + 1 + 9 + 2 + status_w + 1 + 7  # number, points, status, time and the spaces between
     name_w = max(12, width - fixed)
     names = [s.entry.shown_name() for s in scored]

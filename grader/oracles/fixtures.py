@@ -413,7 +413,7 @@ PUBLIC_TRAIN.append(
         "chunk_edges.txt",
         484,  # exactly what the corpus holds: every pair is merged, no early stop
         (EOT,),
-        "every pre-token of 3.10's texts, each trained into one token: its ids show every cut",
+        N_("every pre-token of 3.10's texts, each trained into one token: its ids show every cut"),
     )
 )
 PUBLIC_ENCODE["chunks"] = ("chunk_edges", (EOT, EOT + EOT), _CHUNK_TEXTS)
