@@ -119,6 +119,11 @@ def sentences(*parts: str) -> str:
     return gap.join(p for p in parts if p)
 
 
+def listing(items) -> str:
+    """Items of a list in a sentence: '2.4, 2.5' in English, '2.4、2.5' in Chinese."""
+    return ("、" if _current == "zh" else ", ").join(items)
+
+
 def N_(message: str) -> str:
     """Marks a message defined before the language is known (a constant): translated where used, by `_`."""
     return message

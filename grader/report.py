@@ -112,7 +112,7 @@ def _same_cause_line(s: Scored, first: Scored) -> str:
 
 def _also_line(s: Scored, later: list[Scored]) -> str:
     """Under the test that names a fault: which other tests it fails, and what it costs in all."""
-    said = {"numbers": ", ".join(t.entry.number for t in later), "cap": CAP}
+    said = {"numbers": i18n.listing(t.entry.number for t in later), "cap": CAP}
     if all(t.cause.get("crash") for t in later):
         return _(
             "The same error, at the same place, stops {numbers} too: fixing it may fix them all."
@@ -330,7 +330,7 @@ def _numbers(tests: list[Scored]) -> str:
             runs[-1].append(s.entry.number)
         else:
             runs.append([s.entry.number])
-    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+    return i18n.listing(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def _tests(group: list[_Indexed]) -> str:
@@ -470,7 +470,7 @@ def terminal(
                 lines += _wrap(output_note(s.output).rstrip(), width)
             elif said not in told:
                 told.add(said)
-                numbers = ", ".join(alike[said])
+                numbers = i18n.listing(alike[said])
                 lines += ["", *_wrap(f"--- {numbers}: {said[0].lower()}{said[1:]}", width)]
             stub_last = False
         elif s.status not in ("passed", NOT_IN_CONTRACT):

@@ -85,7 +85,7 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
     problem = explain_merges(case.diagnostics(), case.merges, merges)
     if problem:
         fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"))
-        message = f"{call} ({_(case.about)}):\n{problem}"
+        message = _("{call} ({about}):").format(call=call, about=_(case.about)) + "\n" + problem
         raise AssertionError(message) if fault is None else Diagnosed(message, fault)
     if getattr(bpe.kit, "contract", "kit") == "cs336":  # any id per token (grader/cs336/contract.py)
         from grader.cs336.contract import relabelled
