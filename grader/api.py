@@ -30,6 +30,7 @@ from pathlib import Path
 
 from . import intake, report, rubric
 from .errors import GraderError, NothingSelected, ReportError
+from .i18n import _
 from .paths import DEFAULT_RUBRIC, DEFAULT_TESTS_DIR
 from .sandbox import student_python
 from .sandbox.box import Options, kept_groups
@@ -62,7 +63,11 @@ def select_part(entries: list[rubric.Entry], part: str) -> list[rubric.Entry]:
     chosen = [e for e in entries if str(e.part) == want]
     if not chosen:
         names = ", ".join(dict.fromkeys(str(e.part) for e in entries))
-        raise NothingSelected(f"--part {part!r}: no graded test belongs to it (parts: {names})")
+        raise NothingSelected(
+            _("--part {part}: no graded test belongs to it (parts: {names})").format(
+                part=repr(part), names=names
+            )
+        )
     return chosen
 
 
@@ -71,10 +76,14 @@ def describe_selection(tests: str | None, part: str | None, entries: list[rubric
     said = []
     if part:
         p = entries[0].part if entries else part
-        said.append("the efficiency tests" if p == "efficiency" else f"the tests of Part {p}")
+        said.append(
+            _("the efficiency tests") if p == "efficiency" else _("the tests of Part {part}").format(part=p)
+        )
     if tests:
-        said.append(f"the tests matching {tests!r}")
-    return " and ".join(said) or None
+        said.append(_("the tests matching {pattern}").format(pattern=repr(tests)))
+    if len(said) == 2:
+        return _("{first} and {second}").format(first=said[0], second=said[1])
+    return said[0] if said else None
 
 
 def run(
@@ -136,7 +145,9 @@ def run(
     partial = bool(tests or part)
     scored = score(chosen, records, partial_run=partial, allow_unlisted=allow_unlisted)
     if tests and not scored:
-        raise NothingSelected(f"--tests {tests!r} selects none of the graded tests")
+        raise NothingSelected(
+            _("--tests {pattern} selects none of the graded tests").format(pattern=repr(tests))
+        )
     if not tests:  # the left-out tests are reported (of the chosen part, with --part)
         parts = {str(e.part) for e in chosen}
         scored += [s for s in left_out if str(s.entry.part) in parts or not part]
@@ -148,7 +159,9 @@ def run(
         withheld=withheld,
     )
     if contract == "cs336":
-        full = f"`bpe-kit grade --contract cs336 {submission_path}` (no --part or --tests)"
+        full = _("`bpe-kit grade --contract cs336 {path}` (no --part or --tests)").format(
+            path=submission_path
+        )
         scope = replace(scope, full_grade=full)
     level = isolation_level(inprocess, isolation)
     results = report.results_json(scored, execution_time=elapsed, isolation=level, scope=scope)

@@ -25,6 +25,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .i18n import _
+
 KIT = Path(__file__).resolve().parents[1]
 CALIBRATION_FILE = KIT / "data" / "fixtures" / "calibration.json"
 TEST_TIMES_FILE = KIT / "data" / "fixtures" / "test_times.json"
@@ -121,7 +123,7 @@ def yardstick_workload(text: str, rounds: int = YARDSTICK_ROUNDS) -> int:
     for word in text.encode("utf-8").split():
         words[word] = words.get(word, 0) + 1
     checksum = 0
-    for _ in range(rounds):
+    for _round in range(rounds):
         tally: dict[tuple[int, int], int] = {}
         for word, n in words.items():
             for left, right in itertools.pairwise(word):
@@ -134,7 +136,7 @@ def yardstick_seconds(repeat: int = 3) -> float:
     """CPU time of `yardstick_workload` on a fixed generated text, best of `repeat`."""
     text = generated(YARDSTICK_TEXT)
     best = float("inf")
-    for _ in range(repeat):
+    for _repeat in range(repeat):
         start = time.process_time()
         yardstick_workload(text)
         best = min(best, time.process_time() - start)
@@ -182,8 +184,9 @@ def budgets(scratch: Path) -> dict[str, Budget]:
         for gate, seconds in measured.items():
             _cache[gate] = Budget(
                 FACTORS[gate] * seconds,
-                f"{FACTORS[gate]:g} x the reference solution's {seconds:.2f} s, "
-                f"measured on this machine just now",
+                _(
+                    "{factor:g} x the reference solution's {seconds:.2f} s, measured on this machine just now"
+                ).format(factor=FACTORS[gate], seconds=seconds),
             )
     else:
         ratios = load_ratios()
@@ -192,8 +195,10 @@ def budgets(scratch: Path) -> dict[str, Budget]:
             seconds = yard * ratios[gate]
             _cache[gate] = Budget(
                 FACTORS[gate] * seconds,
-                f"{FACTORS[gate]:g} x the reference solution's estimated {seconds:.2f} s "
-                f"on this machine (from a {yard:.2f} s yardstick run just now)",
+                _(
+                    "{factor:g} x the reference solution's estimated {seconds:.2f} s on this machine (from a "
+                    "{yard:.2f} s yardstick run just now)"
+                ).format(factor=FACTORS[gate], seconds=seconds, yard=yard),
             )
     return dict(_cache)
 
@@ -307,26 +312,26 @@ class PerTestLimits:
 
     def _plus(self) -> str:
         per_call, per_child = self.allowances()
-        return f"plus {per_call:.2g} s per call and {per_child:.2g} s per process it runs"
+        return _("plus {per_call:.2g} s per call and {per_child:.2g} s per process it runs").format(
+            per_call=per_call, per_child=per_child
+        )
 
     def basis(self, key: str) -> str:
         ref = self._lookup(self.reference, key) or 0.0
-        return (
-            f"{TEST_FACTOR:g} x the reference solution's {_seconds(ref * self.scale)} for this test on "
-            f"this machine, {self._plus()}"
-        )
+        return _(
+            "{factor:g} x the reference solution's {seconds} for this test on this machine, {plus}"
+        ).format(factor=TEST_FACTOR, seconds=_seconds(ref * self.scale), plus=self._plus())
 
     def call_basis(self, key: str) -> str:
         ref = self._lookup(self.calls, key) or 0.0
-        return (
-            f"{CALL_FACTOR:g} x the reference solution's slowest call in this test, "
-            f"{_seconds(ref * self.scale)} on this machine, {self._plus()}"
-        )
+        return _(
+            "{factor:g} x the reference solution's slowest call in this test, {seconds} on this machine, {plus}"
+        ).format(factor=CALL_FACTOR, seconds=_seconds(ref * self.scale), plus=self._plus())
 
 
 def _seconds(value: float) -> str:
     """A recorded CPU time in words: /proc counts 10 ms ticks, so 0.00 means under one."""
-    return f"{value:.2f} s" if value >= 0.01 else "under 0.01 s"
+    return f"{value:.2f} s" if value >= 0.01 else _("under 0.01 s")
 
 
 def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:

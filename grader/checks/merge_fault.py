@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from grader.checks import golden
 from grader.checks.messages import first_difference
+from grader.i18n import N_, _
 
 TIE_BREAK = {
     "key": "tie-break",
     "where": "train_bpe",
-    "summary": "ties broken another way in train_bpe",
+    "summary": N_("ties broken another way in train_bpe"),  # translated when charged (`tie_break_cause`)
     "one_fault": True,
 }
 
@@ -45,9 +46,18 @@ def mistake_fault(diagnostics, got: list) -> dict | None:
 
     for key, mistake in BY_ID.items():
         if diagnostics.mistakes.get(key) == list(got):
-            summary = mistake.name.replace(" (", ": ").removesuffix(")")  # read inside parentheses
+            summary = _inside_parentheses(_(mistake.name))
             return {"key": f"mistake {key}", "where": "train_bpe", "summary": summary, "one_fault": True}
     return None
+
+
+def _inside_parentheses(name: str) -> str:
+    """A mistake's name as the "same cause as" line reads it, inside its parentheses: "merged across
+    pre-tokens: no pre-tokenization" for "merged across pre-tokens (no pre-tokenization)"."""
+    for opening, closing, colon in ((" (", ")", ": "), ("（", "）", "：")):
+        if name.endswith(closing) and opening in name:
+            return name.replace(opening, colon, 1).removesuffix(closing)
+    return name
 
 
 def first_merges_fault(text: str, specials, expected: list, got: list, diagnostics) -> dict | None:
@@ -69,16 +79,15 @@ def merge_count_fault(expected: list, got: list, n_specials: int = 0) -> dict | 
         return {
             "key": "merge count: special tokens not in vocab_size",
             "where": "train_bpe",
-            "summary": "train_bpe does not count the special tokens in vocab_size",
+            "summary": _("train_bpe does not count the special tokens in vocab_size"),
             "one_fault": True,
         }
-    few = f"{-delta} merge(s) too few" if delta < 0 else f"{delta} merge(s) too many"
-    return {
-        "key": f"merge count {delta:+d}",
-        "where": "train_bpe",
-        "summary": f"train_bpe makes {few}",
-        "one_fault": True,
-    }
+    summary = (
+        _("train_bpe makes {count} merge(s) too few")
+        if delta < 0
+        else _("train_bpe makes {count} merge(s) too many")
+    ).format(count=abs(delta))
+    return {"key": f"merge count {delta:+d}", "where": "train_bpe", "summary": summary, "one_fault": True}
 
 
 def tie_break_cause(
@@ -94,7 +103,8 @@ def tie_break_cause(
         return None  # not even the first difference is a tie: cheap to rule out before a replay
     if not only_ties_differ(text, list(specials), got, len(expected), stops_early):
         return None
-    return dict(TIE_BREAK)
+    summary = TIE_BREAK["summary"]
+    return dict(TIE_BREAK, summary=_(summary))
 
 
 def vocab_follows(vocab, specials: list[str], merges: list, contract: str = "kit") -> bool:

@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 from ..errors import RubricError
+from ..i18n import _
 from ..paths import GRADER_DIR
 from ..rubric import Entry
 from ..scoring import NOT_IN_CONTRACT, Scored
@@ -31,11 +32,12 @@ def not_in_contract(path: Path = RUBRIC) -> list[Scored]:
     rows = []
     for i, t in enumerate(_data(path).get("not_in_contract", []), 1):
         try:
-            entry = Entry(t["id"], t["number"], t["name"], t["part"], 0, "visible")
+            entry = Entry(t["id"], t["number"], t["name"], t["part"], 0, "visible", t.get("name_zh"))
             why = str(t["why"])
         except (KeyError, TypeError) as e:
             raise RubricError(f"{path}: [[not_in_contract]] #{i}: missing key {e}") from None
-        rows.append(Scored(entry, NOT_IN_CONTRACT, 0, f"Not part of the cs336 contract: {why}.", "", 0.0))
+        said = _("Not part of the cs336 contract: {why}.").format(why=why)
+        rows.append(Scored(entry, NOT_IN_CONTRACT, 0, said, "", 0.0))
     return rows
 
 

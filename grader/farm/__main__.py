@@ -7,6 +7,7 @@ import signal
 import sys
 from pathlib import Path
 
+from .. import i18n
 from ..api import CONTRACTS, isolation_level
 from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError
 from ..sandbox.box import PRIVILEGED_GROUPS, kept_groups, namespaces_refused
@@ -72,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-weak-isolation",
         action="store_true",
         help="grade even without namespaces: students' code then runs as you and can reach the kit",
+    )
+    g.add_argument(
+        "--lang",
+        type=i18n.argument,
+        default=i18n.ENGLISH,
+        help="the language of every student's results.json and feedback (en or zh; default en)",
     )
     m = sub.add_parser("merge", help="combine shard outputs; refuses (exit 1) naming every problem")
     m.add_argument("inputs", type=Path, nargs="+")
@@ -170,6 +177,7 @@ def _grade(args) -> int:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    i18n.use(getattr(args, "lang", None) or i18n.ENGLISH)  # the class report itself is English
     if args.cmd in staff_cli.COMMANDS:
         return staff_cli.run(args)
     try:

@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import i18n
 from ..errors import BundleError, LeakError, RubricError, StarterError, TranslationError
 from ..paths import KIT_ROOT as KIT
 from . import gradescope, handout
@@ -23,18 +24,19 @@ def main(argv=None) -> int:
         help="zip to write (default dist/<what>.zip, dist/handout-<lang>.zip)",
     )
     ap.add_argument(
-        "--lang", choices=handout.LANGUAGES, default="en", help="the handout's language (default: en)"
+        "--lang",
+        type=i18n.argument,
+        default=i18n.ENGLISH,
+        help="the language of the handout, or of the Gradescope bundle's grades and feedback (default en)",
     )
     args = ap.parse_args(argv)
-    if args.what != "handout" and args.lang != "en":
-        ap.error("--lang is an option of the handout")
     try:
         if args.what == "handout":
             dest = args.out or handout.default_dest(KIT, args.lang)
             files = handout.build(KIT, dest, args.lang)
         else:
             dest = args.out or KIT / "dist/autograder.zip"
-            files = gradescope.build(KIT, dest)
+            files = gradescope.build(KIT, dest, args.lang)
     except (LeakError, StarterError, BundleError, RubricError, TranslationError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

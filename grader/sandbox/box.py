@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SubmissionError
+from ..i18n import _
 from ..paths import KIT_ROOT
 from . import student_python
 
@@ -314,7 +315,7 @@ def _copy_readonly(src: Path, dst: Path, *, skip_symlinks: bool = True) -> None:
 
 
 def _seal(root: Path) -> None:
-    for dirpath, _, files in os.walk(root):
+    for dirpath, _dirs, files in os.walk(root):
         for name in files:
             os.chmod(os.path.join(dirpath, name), 0o444)
         os.chmod(dirpath, 0o555)
@@ -324,7 +325,7 @@ def copy_submission(parent: Path, dst: Path) -> None:
     """Copy `parent/bpe` (regular files only: symlinks, devices and caches are left behind)."""
     package = parent / "bpe"
     if not package.is_dir() or package.is_symlink():
-        raise SubmissionError(f"{parent}: no bpe/ package folder in it")
+        raise SubmissionError(_("{folder}: no bpe/ package folder in it").format(folder=parent))
     total = count = 0
     for dirpath, dirnames, files in os.walk(package):
         dirnames[:] = [
@@ -340,8 +341,9 @@ def copy_submission(parent: Path, dst: Path) -> None:
             count += 1
             if total > SUBMISSION_MAX_BYTES or count > SUBMISSION_MAX_FILES:
                 raise SubmissionError(
-                    f"{package}: larger than {SUBMISSION_MAX_BYTES // 2**20} MiB "
-                    f"or {SUBMISSION_MAX_FILES} files"
+                    _("{package}: larger than {mib} MiB or {files} files").format(
+                        package=package, mib=SUBMISSION_MAX_BYTES // 2**20, files=SUBMISSION_MAX_FILES
+                    )
                 )
             shutil.copyfile(src, dst / rel / name)
     _seal(dst)
@@ -521,7 +523,7 @@ class Sandbox:
 
     def close(self) -> None:
         def unlock(path):
-            for dirpath, _, _ in os.walk(path):
+            for dirpath, _dirs, _files in os.walk(path):
                 try:
                     os.chmod(dirpath, 0o755)
                 except OSError:

@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import i18n
 from ..errors import SuiteError
 from ..paths import DEFAULT_TESTS_DIR, KIT_ROOT
 
@@ -53,7 +54,8 @@ def suite_command(
 
     `node_ids` (relative to `tests_dir`) runs only those tests; `pattern` is a pytest -k expression;
     `contract` whose rules the tests apply (grader/cs336/), `deselect` the tests it leaves out (not
-    run at all); `python` the worker's interpreter (grader/sandbox/student_python.py)."""
+    run at all); `python` the worker's interpreter (grader/sandbox/student_python.py). The feedback
+    is written in this process's language (grader/i18n.py)."""
     tests_dir = Path(tests_dir).resolve()
     if not tests_dir.is_dir():
         raise SuiteError(f"{tests_dir}: graded tests folder not found")
@@ -96,7 +98,7 @@ def suite_command(
         argv.append("--inprocess")
     for folder in hide:
         argv += ["--worker-hide", str(folder)]
-    argv += ["--worker-isolation", isolation, "--contract", contract]
+    argv += ["--worker-isolation", isolation, "--contract", contract, "--grader-lang", i18n.current()]
     if python:
         argv += ["--worker-python", python]
     for nodeid in deselect:
