@@ -395,7 +395,9 @@ def test_both_makefiles_run_the_same_recipes(tmp_path):
             out.append(r.stdout)
         return out
 
-    assert recipes("zh.mk") == recipes("en.mk") == recipes("zh.mk", "LANG=en")
+    assert recipes("zh.mk") == recipes("en.mk")
+    # A LANG on the command line reaches the grader as --lang, in both Makefiles alike.
+    assert recipes("zh.mk", "LANG=en") == recipes("en.mk", "LANG=en")
 
 
 def test_the_chinese_makefile_speaks_chinese_unless_lang_is_given(tmp_path):
@@ -452,7 +454,7 @@ def test_the_command_builds_the_chinese_zip_and_refuses_an_unknown_language(tmp_
         capture_output=True,
         text=True,
     )
-    assert r.returncode == 2 and "invalid choice: 'fr'" in r.stderr
+    assert r.returncode == 2 and "no catalogue for 'fr'" in r.stderr
     made = subprocess.run(
         ["make", "-n", "handout", "LANG=zh_CN.UTF-8"], cwd=KIT, capture_output=True, text=True
     )
