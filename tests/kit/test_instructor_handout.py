@@ -221,6 +221,9 @@ def _mini_kit(root: Path) -> Path:
         "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):\n"
         "            out.append(new_id)\n            i += 2\n        else:\n"
         "            out.append(ids[i])\n            i += 1\n    return out\n",
+        "solution/bpe/extras/cuts.py": "def first_cut(data, token, guess):\n"
+        "    found = [i for i in range(guess, len(data)) if data.startswith(token, i) and i % 2 == 0]\n"
+        "    return found[0] if found else len(data)\n",
         "grader/oracles/trainer.py": "def train(words, pair):\n    out = []\n    for tokens, freq in words:\n"
         "        merged = [t for t in tokens if t != pair]\n"
         "        out.append((merged + [pair[0] + pair[1]], freq * len(tokens)))\n"
@@ -248,6 +251,7 @@ def _mini_kit(root: Path) -> Path:
     ("plant", "where"),
     [
         (lambda k: shutil.copy(k / "solution/bpe/core.py", k / "grader/helpers.py"), "private code"),
+        (lambda k: shutil.copy(k / "solution/bpe/extras/cuts.py", k / "grader/cuts.py"), "private code"),
         (
             lambda k: shutil.copy(k / "grader/oracles/trainer.py", k / "grader/slow_trainer.py"),
             "private code",
