@@ -22,6 +22,7 @@ from pathlib import Path
 from . import api, packing, report
 from .errors import GraderError, PackingError
 from .sandbox.box import LEVELS, namespaces_refused
+from .sandbox.isolation import WITHOUT_NAMESPACES
 
 # command -> (module whose main(argv) runs it, one line of help)
 TOOLS = {
@@ -115,7 +116,7 @@ def grade(args) -> int:
             api.write(grading, args.out)
             level = grading.results["extra_data"]["isolation"]
             note = f"Reports: {args.out / 'results.json'}, {args.out / 'junit.xml'} (isolation: {level})"
-            if level in ("uid", "process-group") and args.isolation == "auto":
+            if level in WITHOUT_NAMESPACES and args.isolation == "auto":
                 note += f"\nYour code ran without namespaces: {namespaces_refused()}."
             if groups := grading.results["extra_data"].get("kept_groups"):
                 note += (
