@@ -9,7 +9,7 @@ Stable interface (the batch tools build on it):
   contract="kit", python=None) -> dict` writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
   `tests` is a pytest -k expression selecting a subset, `part` a rubric part ("1", "2", "3", "E" or
   "efficiency"); then unselected rubric entries are left out and the report says it is partial.
-  results["extra_data"] = {"isolation": "namespaces+uid" | "userns" | "uid" | "process-group",
+  results["extra_data"] = {"isolation": an `Isolation` value (grader/sandbox/isolation.py),
   "max_score": N},
   plus "kept_groups" (the grading user's other groups, which its workers keep under "userns"), "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
   leaves hidden tests to Gradescope (the handout's). A speed or memory gate's test entry carries
@@ -35,6 +35,7 @@ from .paths import DEFAULT_RUBRIC, DEFAULT_TESTS_DIR
 from .sandbox import student_python
 from .sandbox.box import Options, kept_groups
 from .sandbox.box import isolation_level as sandbox_isolation
+from .sandbox.isolation import Isolation
 from .scoring import Scored, score
 from .suite import runner
 
@@ -49,10 +50,10 @@ class Grading:
     notes: tuple[str, ...] = ()  # shown with the grade: the contract's notes, and after a full pass what next
 
 
-def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
+def isolation_level(inprocess: bool = False, isolation: str = "auto") -> Isolation:
     """How workers are isolated here (recorded in results.json under extra_data)."""
     if inprocess:
-        return "inprocess"
+        return Isolation.INPROCESS
     options = Options.for_level(isolation)
     return sandbox_isolation(options.namespaces, options.unprivileged)
 
@@ -165,7 +166,7 @@ def run(
         scope = replace(scope, full_grade=full)
     level = isolation_level(inprocess, isolation)
     results = report.results_json(scored, execution_time=elapsed, isolation=level, scope=scope)
-    if level == "userns" and kept_groups():
+    if level == Isolation.USERNS and kept_groups():
         results["extra_data"]["kept_groups"] = kept_groups()
     if notes:
         results["output"] += "\n" + "\n".join(notes)

@@ -24,6 +24,7 @@ from . import api, i18n, packing, report
 from .errors import GraderError, PackingError
 from .i18n import _
 from .sandbox.box import LEVELS, namespaces_refused
+from .sandbox.isolation import WITHOUT_NAMESPACES
 
 # command -> (module whose main(argv) runs it, one line of help)
 TOOLS = {
@@ -137,7 +138,7 @@ def grade(args) -> int:
             note = _("Reports: {results}, {junit} (isolation: {level})").format(
                 results=args.out / "results.json", junit=args.out / "junit.xml", level=level
             )
-            if level in ("uid", "process-group") and args.isolation == "auto":
+            if level in WITHOUT_NAMESPACES and args.isolation == "auto":
                 note += "\n" + _("Your code ran without namespaces: {why}.").format(why=namespaces_refused())
             if groups := grading.results["extra_data"].get("kept_groups"):
                 note += "\n" + _(

@@ -11,6 +11,7 @@ from .. import i18n
 from ..api import CONTRACTS, isolation_level
 from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError
 from ..sandbox.box import PRIVILEGED_GROUPS, kept_groups, namespaces_refused
+from ..sandbox.isolation import Isolation
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
@@ -124,13 +125,13 @@ def _grade(args) -> int:
     if args.budget is not None and not args.budget > 0:
         raise RosterError("--budget must be a positive number of seconds")
     level = isolation_level()
-    if level == "process-group" and not args.allow_weak_isolation:
+    if level == Isolation.PROCESS_GROUP and not args.allow_weak_isolation:
         raise RosterError(
             f"grading a class needs namespaces (or root), and there are none: {namespaces_refused()}. "
             "Without them students' code runs as you and could change the kit or other students' "
             "results. Pass --allow-weak-isolation to grade anyway."
         )
-    groups = kept_groups() if level == "userns" else []
+    groups = kept_groups() if level == Isolation.USERNS else []
     risky = [g for g in groups if g in PRIVILEGED_GROUPS]
     if risky and not args.allow_weak_isolation:
         raise RosterError(

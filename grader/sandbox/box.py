@@ -37,6 +37,7 @@ from ..errors import SubmissionError
 from ..i18n import _
 from ..paths import KIT_ROOT
 from . import student_python
+from .isolation import Isolation, level
 
 SANDBOX_DIR = Path(__file__).resolve().parent
 # All the worker imports of the grader's:
@@ -95,7 +96,8 @@ class Limits:
         }
 
 
-LEVELS = ("auto", "uid", "process-group")
+# What `--isolation` may ask for: the strongest available, or one of the weaker fallbacks.
+LEVELS = ("auto", Isolation.UID, Isolation.PROCESS_GROUP)
 
 
 @dataclass
@@ -115,7 +117,7 @@ class Options:
             raise ValueError(f"isolation must be one of {', '.join(LEVELS)}")
         if level == "auto":
             return cls(**kw)
-        return cls(namespaces=False, unprivileged=None if level == "uid" else False, **kw)
+        return cls(namespaces=False, unprivileged=None if level == Isolation.UID else False, **kw)
 
 
 # `unshare` options of a worker: as root, or (USERNS) as an ordinary user mapped to root inside.
@@ -293,14 +295,13 @@ def uid_drop_available() -> bool:
     return unprivileged_python() is not None
 
 
-def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = None) -> str:
-    """What a worker will get: "namespaces+uid" (root), "userns" (an ordinary user's namespaces),
-    "uid" (root without namespaces) or "process-group" (neither: a new session and rlimits only)."""
+def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = None) -> Isolation:
+    """What a worker started by this process will get (grader/sandbox/isolation.py); `namespaces`
+    None: whether they can be made here, `unprivileged` False: no uid drop without them."""
     if namespaces is None:
         namespaces = namespaces_available()
-    if namespaces:
-        return "namespaces+uid" if os.geteuid() == 0 else "userns"
-    return "uid" if unprivileged is not False and uid_drop_available() else "process-group"
+    uid_drop = not namespaces and unprivileged is not False and uid_drop_available()
+    return level(root=os.geteuid() == 0, namespaces=namespaces, uid_drop=uid_drop)
 
 
 def _copy_readonly(src: Path, dst: Path, *, skip_symlinks: bool = True) -> None:
@@ -360,7 +361,7 @@ class Sandbox:
         # In a user namespace the worker is uid 65534 of its own namespace, but the user outside:
         # nothing is chowned to it, and its sandbox needs no group of its own.
         self.userns = self.namespaces and os.geteuid() != 0
-        self.uid = NOBODY if self.isolation not in ("process-group", "userns") else None
+        self.uid = NOBODY if self.isolation in (Isolation.NAMESPACES_UID, Isolation.UID) else None
         # $TMPDIR, unless it is inside the kit, or uid 65534 must walk to the sandbox by its real
         # path (no namespaces) and $TMPDIR's parents may be closed to it, or the worker is this user
         # (userns): its sandbox is its own to rewrite by the real path, so that path must be under
@@ -393,7 +394,7 @@ class Sandbox:
             raise
 
     @property
-    def isolation(self) -> str:
+    def isolation(self) -> Isolation:
         return isolation_level(self.namespaces, self.options.unprivileged)
 
     def _build(self, parent: Path) -> None:

@@ -15,6 +15,7 @@ from grader.errors import ImportTooSlow, ModuleDoesNotImport
 from grader.paths import KIT_ROOT
 from grader.sandbox import remote
 from grader.sandbox.box import namespaces_available
+from grader.sandbox.isolation import Isolation
 
 PROBES = (
     HONEST
@@ -583,7 +584,7 @@ def test_without_namespaces_a_worker_cannot_read_another_sandbox(tmp_path):
     other = write_submission(tmp_path / "other", "SECRET = 1\n")
     mine = write_submission(tmp_path / "mine", PROBES + "\nimport regex\n")
     with remote.connect(other, namespaces=False) as theirs, remote.connect(mine, namespaces=False) as me:
-        assert me.kit.isolation == "uid"
+        assert me.kit.isolation == Isolation.UID
         assert theirs.SECRET == 1
         assert me.probe()["uid"] == 65534
         secret = theirs._session.sandbox.root / "submission" / "bpe" / "__init__.py"
