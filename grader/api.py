@@ -30,7 +30,8 @@ from pathlib import Path
 
 from . import intake, report, rubric
 from .errors import GraderError, NothingSelected, ReportError
-from .i18n import _
+from .i18n import N_, _
+from .partial import charged_as_in_full
 from .paths import DEFAULT_RUBRIC, DEFAULT_TESTS_DIR
 from .sandbox import student_python
 from .sandbox.box import Options, kept_groups
@@ -130,25 +131,41 @@ def run(
             from .cs336 import intake as cs336_intake
 
             cs336_intake.check_python(repo, python)
-        records = runner.run_suite(
-            parent,
-            tests_dir=tests_dir or DEFAULT_TESTS_DIR,
-            pattern=tests,
-            node_ids=[e.id for e in chosen] if part else None,
-            inprocess=inprocess,
-            timeout_total=timeout_total,
-            hide=hide,
-            isolation=isolation,
-            contract=contract,
-            python=python,
-            deselect=tuple(s.entry.id for s in left_out),
-        )
-    partial = bool(tests or part)
-    scored = score(chosen, records, partial_run=partial, allow_unlisted=allow_unlisted)
-    if tests and not scored:
-        raise NothingSelected(
-            _("--tests {pattern} selects none of the graded tests").format(pattern=repr(tests))
-        )
+
+        def suite(pattern: str | None, node_ids: list[str] | None) -> list[dict]:
+            return runner.run_suite(
+                parent,
+                tests_dir=tests_dir or DEFAULT_TESTS_DIR,
+                pattern=pattern,
+                node_ids=node_ids,
+                inprocess=inprocess,
+                timeout_total=timeout_total,
+                hide=hide,
+                isolation=isolation,
+                contract=contract,
+                python=python,
+                deselect=tuple(s.entry.id for s in left_out),
+            )
+
+        records = suite(tests, [e.id for e in chosen] if part else None)
+        partial = bool(tests or part)
+        scored = score(chosen, records, partial_run=partial, allow_unlisted=allow_unlisted)
+        if tests and not scored:
+            raise NothingSelected(
+                _("--tests {pattern} selects none of the graded tests").format(pattern=repr(tests))
+            )
+        more = 0
+        if partial:
+            scored, more = charged_as_in_full(
+                scored,
+                records,
+                entries,
+                {s.entry.id for s in left_out},
+                lambda ids: suite(None, ids),
+                allow_unlisted,
+            )
+    if more:
+        notes = (*notes, _(CHARGED_AS_IN_FULL).format(n=more))
     if not tests:  # the left-out tests are reported (of the chosen part, with --part)
         parts = {str(e.part) for e in chosen}
         scored += [s for s in left_out if str(s.entry.part) in parts or not part]
@@ -175,6 +192,11 @@ def run(
 
 
 CONTRACTS = ("kit", "cs336")
+CHARGED_AS_IN_FULL = N_(
+    "A fault proven here fails other tests too: the {n} earlier test(s) of the rubric that this "
+    "partial grade leaves out were graded as well (not shown), so that the fault is charged on the "
+    "tests where a full grade charges it."
+)
 
 
 @contextlib.contextmanager

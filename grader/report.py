@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import i18n, textwidth
@@ -66,7 +66,13 @@ def same_cause(scored: list[Scored]) -> dict[int, Scored]:
     grader/charges.py decided it. The first test names the fault in full; each later one says
     "same cause as N" in one line."""
     by_number = {s.entry.number: s for s in scored}
-    return {k: by_number[s.same_as] for k, s in enumerate(scored) if s.same_as in by_number}
+    return {k: by_number.get(s.same_as) or _shown_elsewhere(s) for k, s in enumerate(scored) if s.same_as}
+
+
+def _shown_elsewhere(s: Scored) -> Scored:
+    """The test that names `s`'s cause when this report leaves it out (a partial grade that graded
+    it only to charge the fault as a full grade does: grader/partial.py): its number, `s`'s cause."""
+    return replace(s, entry=replace(s.entry, number=s.same_as), same_as=None)
 
 
 def later_tests(scored: list[Scored]) -> dict[str, list[Scored]]:

@@ -37,7 +37,10 @@ class Finding:
     got: object
 
     def cause(self) -> dict:
-        return {"key": self.stage, "where": self.where}
+        """The fault as data. A special token missing from train_bpe's vocab is another fault than
+        one missing from a tokenizer's: the stage alone would make them one cause."""
+        key = self.stage if self.where != "train_bpe" else f"{self.stage} in train_bpe"
+        return {"key": key, "where": self.where}
 
 
 class Diagnosed(AssertionError):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.checks import golden
+from grader.checks import appended, golden, oracles_here
 from grader.checks.diagnose import (
     PIECE_STAGES,
     Diagnosed,
@@ -38,11 +39,20 @@ class TokenizerFacts:
         return min(i for i, t in self.vocab.items() if t == token)
 
 
-def tokenizer_for(bpe, visibility: str, name: str):
-    """(the student's tokenizer, the golden case, the facts of a correct tokenizer with the same vocab)."""
+def with_tokenizer(bpe, visibility: str, name: str, body: Callable) -> None:
+    """`body(make, case, facts)`: a test's checks on the golden case's tokenizer (`make()` builds
+    one), with the facts of a correct tokenizer from the same vocab. A failure that the special
+    tokens missing from the case's vocab alone explain is proven so (grader/checks/appended.py)."""
     case = golden.EncodeCase(golden.root(visibility), name)
-    tok = bpe.BPETokenizer(dict(case.train.vocab), list(case.train.merges), list(case.special_tokens))
-    return tok, case, TokenizerFacts.of(case.train.vocab, case.special_tokens, case.train.merges)
+    facts = TokenizerFacts.of(case.train.vocab, case.special_tokens, case.train.merges)
+
+    def make(vocab: dict):
+        return bpe.BPETokenizer(dict(vocab), list(case.train.merges), list(case.special_tokens))
+
+    def run(vocab: dict) -> None:
+        body(lambda: make(vocab), case, facts)
+
+    appended.graded(case.train.vocab, case.special_tokens, make, run)
 
 
 def pieces_explain(bpe, facts: TokenizerFacts, text: str, got: list[int]) -> bool:
@@ -51,7 +61,9 @@ def pieces_explain(bpe, facts: TokenizerFacts, text: str, got: list[int]) -> boo
     the only fault of these ids (`one_fault`, grader/charges.py)."""
     from grader.oracles.encoder import TrustedEncoder
 
-    cut = student_cut(bpe, text, facts.special_tokens) if facts.merges is not None else None
+    if facts.merges is None or not oracles_here():
+        return False
+    cut = student_cut(bpe, text, facts.special_tokens)
     if cut is None:
         return False
     encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
@@ -148,14 +160,61 @@ def merged_in_another_order(facts: TokenizerFacts, text: str, got: list[int]) ->
                 if next(tokens, None) != facts.id_of(word.encode("utf-8")):
                     return False
                 continue
-            raw, made = word.encode("utf-8"), []
-            while b"".join(made) != raw:
-                token = facts.vocab.get(next(tokens, None))
-                if token is None or not raw.startswith(b"".join(made) + token):
-                    return False
-                made.append(token)
-            if any(pair in merges for pair in itertools.pairwise(made)):
+            made = _spelling(facts.vocab, tokens, word.encode("utf-8"))
+            if made is None or any(pair in merges for pair in itertools.pairwise(made)):
                 return False
+    return next(tokens, None) is None
+
+
+def _spelling(vocab: dict[int, bytes], tokens, raw: bytes) -> list[bytes] | None:
+    """The tokens taken next from the iterator `tokens` that spell `raw` exactly; None when they
+    do not."""
+    made: list[bytes] = []
+    while b"".join(made) != raw:
+        token = vocab.get(next(tokens, None))
+        if token is None or not raw.startswith(b"".join(made) + token):
+            return None
+        made.append(token)
+    return made
+
+
+SPECIALS_SPELLED_OUT = {
+    "key": "encode spells out special tokens",
+    "where": "encode",
+    "summary": N_("your encode does not keep special tokens whole"),  # translated when raised
+    "one_fault": True,
+}
+
+
+def specials_spelled_out(facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+    """True when the special tokens of `text` are its ids' only fault: each is spelled out in
+    ordinary tokens (merged as one word, or as text among the others), and everything else is
+    encoded right. Then this one fault explains these ids (`one_fault`)."""
+    if facts.merges is None or not oracles_here():
+        return False
+    from grader.oracles.encoder import TrustedEncoder
+
+    pieces = reference_split(text, facts.special_tokens)
+    specials = set(facts.special_tokens)
+    if not any(p in specials and got.count(facts.id_of(p.encode("utf-8"))) == 0 for p in pieces):
+        return False
+    encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
+    as_text = TrustedEncoder(facts.vocab, facts.merges, []).encode(text)
+    return got == as_text or _spelled_piece_by_piece(facts, encoder, pieces, got)
+
+
+def _spelled_piece_by_piece(facts: TokenizerFacts, encoder, pieces: list[str], got: list[int]) -> bool:
+    """Each ordinary piece's ids as a right encoder gives them; each special token, any tokens that
+    spell its bytes."""
+    tokens = iter(got)
+    for piece in pieces:
+        if piece in facts.special_tokens:
+            if _spelling(facts.vocab, tokens, piece.encode("utf-8")) is None:
+                return False
+            continue
+        want = [i for word in reference_pretokenize(piece) for i in encoder.ids_of(word)]
+        if [next(tokens, None) for _ in want] != want:
+            return False
     return next(tokens, None) is None
 
 
@@ -184,15 +243,22 @@ def check_encoded(
     if merged_in_another_order(facts, text, got):
         summary = ENCODE_ORDER["summary"]
         raise Diagnosed(message, dict(ENCODE_ORDER, summary=_(summary)))
+    if specials_spelled_out(facts, text, got):
+        summary = SPECIALS_SPELLED_OUT["summary"]
+        raise Diagnosed(message, dict(SPECIALS_SPELLED_OUT, summary=_(summary)))
     raise AssertionError(message)
 
 
 def check_encode_case(bpe, visibility: str, name: str, intro: str = "") -> None:
     """Encode every text of the case (stored shortest first) and explain the first wrong one."""
-    tok, case, facts = tokenizer_for(bpe, visibility, name)
-    for text, expected in case.texts:
-        got = check_ids(tok.encode(text), f"encode({text!r})")
-        check_encoded(bpe, tok, facts, text, expected, got, intro=intro)
+
+    def body(make, case, facts):
+        tok = make()
+        for text, expected in case.texts:
+            got = check_ids(tok.encode(text), f"encode({text!r})")
+            check_encoded(bpe, tok, facts, text, expected, got, intro=intro)
+
+    with_tokenizer(bpe, visibility, name, body)
 
 
 @contextlib.contextmanager

@@ -5,14 +5,16 @@ The grade charges such a fault up to a cap (grader/charges.py), but only when it
 the ONLY fault of that output: otherwise a second bug could hide behind the first one's cap. The
 proof is a replay of the student's own merges on the contract's pre-tokens: each merge must be a
 most frequent pair at its step (given the student's own merges before it), and training must stop
-where the contract says. Then the merges are a correct BPE whose ties went another way, and
-nothing else.
+where the contract says; and the trainer, asked once more (grader/checks/tie_probe.py), must count
+the pairs where the merges first differ as the contract does. Then the merges are a correct BPE
+whose ties went another way, and nothing else.
 """
 
 from __future__ import annotations
 
-from grader.checks import golden
+from grader.checks import golden, oracles_here
 from grader.checks.messages import first_difference
+from grader.checks.tie_probe import counts_confirmed
 from grader.i18n import N_, _
 
 TIE_BREAK = {
@@ -24,19 +26,67 @@ TIE_BREAK = {
 
 
 def merge_fault(
-    case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit"
+    case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit", train=None
 ) -> dict | None:
     """The cause (data) of wrong merges when one fault alone explains them: too few or too many
-    merges, another tie-break, or exactly the merges of a classic mistake; None otherwise. The vocab must follow the merges (bytes, the
-    special tokens, one token per merge), or a second fault could hide in it."""
-    if not vocab_follows(vocab, specials, got, contract):
+    merges, a cut where no listed special token is, another tie-break, or exactly the merges of a
+    classic mistake; None otherwise. The vocab must follow the merges (bytes, the special tokens,
+    one token per merge), or a second fault could hide in it. `train(path, vocab_size)`: the
+    student's trainer with these special tokens, asked to confirm a tie-break (tie_probe.py)."""
+    if not oracles_here() or not vocab_follows(vocab, specials, got, contract):
         return None
     diagnostics = case.diagnostics()
+    text = case.corpus_text()
+    limit = case.vocab_size - 256 - len(dict.fromkeys(case.special_tokens))
     return (
-        merge_count_fault(case.merges, got, len(dict.fromkeys(specials)))
-        or tie_break_cause(case.corpus_text(), specials, case.merges, got, diagnostics, case.stops_early)
+        merge_count_fault(
+            case.merges, got, len(dict.fromkeys(specials)), lambda n: learned_on(text, specials, n)
+        )
+        or unlisted_cut_fault(text, specials, got, limit)
+        or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
     )
+
+
+EOT = "<|endoftext|>"
+# Cuts at "<|endoftext|>" when it is not a listed special token (CS336's chunking example cuts there
+# whatever the special tokens): (key, summary, how to fix it), and the text's pieces it trains on.
+UNLISTED_CUTS = {
+    "removed": (
+        N_("train_bpe treats <|endoftext|> as a special token though it is not listed"),
+        N_(
+            "Only the special tokens passed in special_tokens are special: here '<|endoftext|>' is "
+            "ordinary text, pre-tokenized and merged like any other."
+        ),
+    ),
+    "cut": (
+        N_("train_bpe cuts the file at <|endoftext|> though it is not a listed special token"),
+        N_(
+            "Your trainer cuts the text into chunks before each '<|endoftext|>' (to pre-tokenize them "
+            "apart, or in parallel), but here it is not a special token: a cut there splits the "
+            "pre-token it falls in. Cut only at the special tokens listed; with none, do not cut."
+        ),
+    ),
+}
+
+
+def unlisted_cut_fault(text: str, specials: list[str], got: list, limit: int) -> dict | None:
+    """The cut at an unlisted "<|endoftext|>" whose merges are exactly `got`, with its words as
+    `hint`: that fault alone makes these merges."""
+    from grader.oracles.trainer import pretokens
+
+    if EOT not in text or EOT in specials:
+        return None
+    first, *rest = text.split(EOT)
+    cut = pretokens(first, specials)
+    for piece in rest:
+        cut += pretokens(EOT + piece, specials)
+    for how, counts in (("removed", pretokens(text, [*specials, EOT])), ("cut", cut)):
+        if learned(counts, limit) == [tuple(p) for p in got]:
+            summary, hint = UNLISTED_CUTS[how]
+            key = f"unlisted <|endoftext|> {how}"
+            return {"key": key, "where": "train_bpe", "summary": _(summary), "one_fault": True, "hint": hint}
+    return None
 
 
 def mistake_fault(diagnostics, got: list) -> dict | None:
@@ -68,20 +118,30 @@ def first_merges_fault(text: str, specials, expected: list, got: list, diagnosti
     )
 
 
-def merge_count_fault(expected: list, got: list, n_specials: int = 0) -> dict | None:
+SPECIALS_NOT_COUNTED = {
+    "key": "merge count: special tokens not in vocab_size",
+    "where": "train_bpe",
+    "summary": N_("train_bpe does not count the special tokens in vocab_size"),  # translated when returned
+    "one_fault": True,
+}
+
+
+def merge_count_fault(expected: list, got: list, n_specials: int = 0, learned_up_to=None) -> dict | None:
     """The merges are right but stop too early or go on too long: the count is the only fault.
-    One merge too many per special token is one fault, however many special tokens a test has."""
+    One merge too many per special token is one fault, however many special tokens a test has;
+    fewer than that when the corpus runs out of pairs first, which `learned_up_to(limit)` (the
+    merges a correct trainer makes with `limit` merges allowed) proves."""
     n = min(len(expected), len(got))
     if len(got) == len(expected) or got[:n] != expected[:n]:
         return None
     delta = len(got) - len(expected)
-    if delta == n_specials:
-        return {
-            "key": "merge count: special tokens not in vocab_size",
-            "where": "train_bpe",
-            "summary": _("train_bpe does not count the special tokens in vocab_size"),
-            "one_fault": True,
-        }
+    if delta == n_specials or (
+        0 < delta < n_specials
+        and learned_up_to is not None
+        and learned_up_to(len(expected) + n_specials) == list(got)
+    ):
+        summary = SPECIALS_NOT_COUNTED["summary"]
+        return dict(SPECIALS_NOT_COUNTED, summary=_(summary))
     summary = (
         _("train_bpe makes {count} merge(s) too few")
         if delta < 0
@@ -91,9 +151,11 @@ def merge_count_fault(expected: list, got: list, n_specials: int = 0) -> dict | 
 
 
 def tie_break_cause(
-    text: str, specials, expected: list, got: list, diagnostics, stops_early: bool
+    text: str, specials, expected: list, got: list, diagnostics, stops_early: bool, train=None
 ) -> dict | None:
-    """The tie-break cause when it alone explains `got` (merges learned on `text`), else None."""
+    """The tie-break cause when it alone explains `got` (merges learned on `text`), else None.
+    With `train` (the student's trainer), only when it counts the pairs right where the merges
+    first differ (tie_probe.py): wrong counts that move only tied pairs look like a tie-break."""
     k = first_difference(expected, got)
     if k is None or k >= len(expected) or k >= len(got):
         return None
@@ -102,6 +164,8 @@ def tie_break_cause(
     if n != step.top and not (n is None and step.others == step.top):
         return None  # not even the first difference is a tie: cheap to rule out before a replay
     if not only_ties_differ(text, list(specials), got, len(expected), stops_early):
+        return None
+    if train is not None and not counts_confirmed(text, list(specials), got, expected, k, train):
         return None
     summary = TIE_BREAK["summary"]
     return dict(TIE_BREAK, summary=_(summary))
@@ -137,6 +201,13 @@ def only_ties_differ(text: str, specials: list[str], got: list, length: int, sto
             return False
         replay.apply(tuple(pair))
     return not stops_early or not replay.counts()
+
+
+def learned_on(text: str, specials, limit: int) -> list:
+    """The merges a correct trainer learns from `text` with up to `limit` merges."""
+    from grader.oracles.trainer import Replay, greedy
+
+    return list(greedy(Replay(text, list(specials)), limit))
 
 
 def learned(counts, limit: int) -> list:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.checks import golden
+from grader.checks import diagnose, golden, oracles_here
 from grader.checks.diagnose import (
     PIECE_STAGES,
     Diagnosed,
@@ -77,6 +77,7 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
     specials, vocab_size, expected_vocab, stand_in = _inputs(case, empty_list=empty_list)
     call = f"train_bpe('{_shown(case.corpus_path)}', vocab_size={vocab_size}, special_tokens={specials!r})"
     vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, vocab_size, list(specials)))
+    trained_cpu = bpe.kit.last_call.cpu_s
     if merges != case.merges or vocab != expected_vocab:
         limit = vocab_size - 256 - len(dict.fromkeys(specials))
         check_stages_before_merging(
@@ -84,9 +85,17 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
         )
     problem = explain_merges(case.diagnostics(), case.merges, merges)
     if problem:
-        fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"))
+        train = _asked_again(bpe, specials, trained_cpu)
+        fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"), train)
         message = _("{call} ({about}):").format(call=call, about=_(case.about)) + "\n" + problem
-        raise AssertionError(message) if fault is None else Diagnosed(message, fault)
+        if fault is None:
+            raise AssertionError(message)
+        hint = fault.pop("hint", None)
+        if hint:
+            message += (
+                "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]) + "\n  " + _(hint)
+            )
+        raise Diagnosed(message, fault)
     if getattr(bpe.kit, "contract", "kit") == "cs336":  # any id per token (grader/cs336/contract.py)
         from grader.cs336.contract import relabelled
 
@@ -102,6 +111,26 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
         raise AssertionError(message)
 
 
+PROBE_CPU_FACTOR = 8  # the probe trains on the text four times, for fewer merges: a few times the call
+
+
+def _asked_again(bpe, specials: list[str], trained_cpu: float):
+    """The student's trainer as grader/checks/tie_probe.py asks it: (path, vocab_size) -> merges,
+    bounded by a few times the test's own training call; a call stopped there is not an answer."""
+    from grader.errors import CallTimeout
+
+    cpu = max(diagnose.CALL_CPU_S, PROBE_CPU_FACTOR * trained_cpu)
+
+    def train(path, vocab_size: int) -> list:
+        try:
+            with bpe.kit.timeout(diagnose.CALL_WALL_S + PROBE_CPU_FACTOR * cpu, cpu=cpu):
+                return check_train_result(bpe.train_bpe(path, vocab_size, list(specials)))[1]
+        except CallTimeout:
+            return []
+
+    return train
+
+
 def check_stages_before_merging(
     bpe, text: str, special_tokens, expected_vocab, vocab, call: str, merges=None, limit: int = 0
 ) -> None:
@@ -114,7 +143,7 @@ def check_stages_before_merging(
     if found is None:
         return
     failure = diagnosed(found, _("(found while checking {call})").format(call=call), "train_bpe")
-    if found.stage in PIECE_STAGES and merges is not None:
+    if found.stage in PIECE_STAGES and merges is not None and oracles_here():
         counts = (
             student_pretokens(bpe, text, special_tokens)
             if vocab_follows(vocab, special_tokens, merges)

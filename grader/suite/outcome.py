@@ -92,7 +92,10 @@ def record(item, report, call, output: str) -> dict | None:
         status, feedback = "failed", str(report.longrepr)
     # Graded tests may add a note for the student (`record_property("feedback", text)`), shown
     # whether the test passes or not (e.g. how a speed measurement compares with its budget).
-    notes = [str(v) for k, v in report.user_properties if k == "feedback" and str(v) not in feedback]
+    # Said once, though a test that grades its input twice (grader/checks/appended.py) records it twice.
+    notes = list(
+        dict.fromkeys(str(v) for k, v in report.user_properties if k == "feedback" and str(v) not in feedback)
+    )
     if notes:
         feedback = "\n".join([feedback, *notes]).strip("\n") if feedback else "\n".join(notes)
     # A diagnosed cause travels as data on the failure (grader/checks/diagnose.py: `Diagnosed.cause`),

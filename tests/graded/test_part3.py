@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from grader.checks import chunking, golden
+from grader.checks import appended, chunking, golden
 from grader.checks.diagnose import first_difference_in_pieces, first_difference_in_tokenizer
 from grader.checks.encoding_check import (
     TokenizerFacts,
@@ -26,7 +26,7 @@ from grader.checks.encoding_check import (
     check_encoded,
     diagnosed_pieces,
     tokenizer_first,
-    tokenizer_for,
+    with_tokenizer,
 )
 from grader.checks.expect import expect_error
 from grader.checks.gpt2 import UNICODE_TO_BYTE
@@ -56,20 +56,24 @@ def test_encode_special_tokens(bpe):
 @pytest.mark.timeout(60)
 def test_encode_unicode_and_whitespace(bpe):
     check_encode_case(bpe, "public", "unicode")
-    if bpe.kit.contract == "cs336":  # runs of newlines and spaces with special_tokens=[]
-        check_encode_case(
-            bpe,
-            "public",
-            "whitespace",
-            intro=_("with special_tokens=[] (the pre-tokens are GPT-2's pattern's, special tokens or not): "),
-        )
+    # Runs of newlines and spaces with special_tokens=[]: the whole text is one piece, cut into
+    # pre-tokens by GPT-2's pattern, as with special tokens.
+    check_encode_case(
+        bpe,
+        "public",
+        "whitespace",
+        intro=_("with special_tokens=[] (the pre-tokens are GPT-2's pattern's, special tokens or not): "),
+    )
 
 
 @pytest.mark.timeout(60)
 def test_decode(bpe):
-    tok, case, facts = tokenizer_for(bpe, "public", "unicode")
-    with tokenizer_first(bpe, tok, facts, "decode"):
-        _decode_checks(bpe, tok, case, facts)
+    def body(make, case, facts):
+        tok = make()
+        with tokenizer_first(bpe, tok, facts, "decode"):
+            _decode_checks(bpe, tok, case, facts)
+
+    with_tokenizer(bpe, "public", "unicode", body)
 
 
 def _decoded(tok, ids: list[int]) -> str:
@@ -116,7 +120,12 @@ def _decode_checks(bpe, tok, case, facts):
 
 @pytest.mark.timeout(60)
 def test_save_and_load_round_trip(bpe):
-    tok, case, facts = tokenizer_for(bpe, "public", "specials")
+    with_tokenizer(
+        bpe, "public", "specials", lambda make, case, facts: _save_and_load(bpe, make(), case, facts)
+    )
+
+
+def _save_and_load(bpe, tok, case, facts):
     vocab_path, merges_path = bpe.kit.outpath("vocab.json"), bpe.kit.outpath("merges.txt")
     with tokenizer_first(bpe, tok, facts, "save"):
         tok.save(vocab_path, merges_path)
@@ -171,9 +180,12 @@ def test_load_gpt2_format_files(bpe, tmp_path):
 
 @pytest.mark.timeout(60)
 def test_saved_files_are_gpt2_format(bpe):
-    tok, case, facts = tokenizer_for(bpe, "public", "basic")
-    with tokenizer_first(bpe, tok, facts, "save"):
-        _saved_files_checks(bpe, tok, case, facts)
+    def body(make, case, facts):
+        tok = make()
+        with tokenizer_first(bpe, tok, facts, "save"):
+            _saved_files_checks(bpe, tok, case, facts)
+
+    with_tokenizer(bpe, "public", "basic", body)
 
 
 def _saved_files_checks(bpe, tok, case, facts):
@@ -212,8 +224,10 @@ def _saved_files_checks(bpe, tok, case, facts):
 
 @pytest.mark.timeout(120)
 def test_round_trip_property(bpe):
-    tok, _case, facts = tokenizer_for(bpe, "public", "basic")
+    with_tokenizer(bpe, "public", "basic", lambda make, case, facts: _round_trips(bpe, make(), facts))
 
+
+def _round_trips(bpe, tok, facts):
     @given(TEXTS)
     @example(EOT + EOT + EOT)
     @example("\r\n\r\n  \t")
@@ -242,10 +256,16 @@ def test_encode_matches_trusted_property(bpe):
     )
     # The same ids in a fresh process: ties between equal-rank pairs are broken by position
     # (leftmost first), never by object identity, hash or set order.
-    tok, case, _facts = tokenizer_for(bpe, "public", "generated")
+    with_tokenizer(
+        bpe, "public", "generated", lambda make, case, facts: _same_ids_in_two_processes(bpe, make, case)
+    )
+
+
+def _same_ids_in_two_processes(bpe, make, case):
+    tok = make()
     first = {text: check_ids(tok.encode(text)) for text, _ids in case.texts}
     bpe.kit.restart()
-    tok, _case, _facts = tokenizer_for(bpe, "public", "generated")
+    tok = make()
     for text, ids in first.items():
         again = check_ids(tok.encode(text))
         assert again == ids, _(
@@ -259,7 +279,15 @@ def test_encode_iterable_any_chunking(bpe, record_property):
     # Every text is cut at every point, at every pair of points (short texts) and between every two
     # characters (grader/checks/chunking.py); encode_iterable must give what your encode gives for the
     # joined text, on the texts where your encode is right.
-    tok, case, facts = tokenizer_for(bpe, "public", "chunks")
+    with_tokenizer(
+        bpe,
+        "public",
+        "chunks",
+        lambda make, case, facts: _chunkings(bpe, make(), case, facts, record_property),
+    )
+
+
+def _chunkings(bpe, tok, case, facts, record_property):
     got = check_ids(list(tok.encode_iterable([])), "encode_iterable([])")
     assert got == [], _("encode_iterable([]) (no chunks at all) must yield nothing, got {got}").format(
         got=got
@@ -304,8 +332,20 @@ def test_encode_vocab_ids_not_in_merge_order(bpe):
     )
     moved = dict(zip(learned, reversed(learned)))
     shuffled = {moved.get(i, i): token for i, token in vocab.items()}
-    tok = bpe.BPETokenizer(shuffled, list(case.train.merges), list(case.special_tokens))
     facts = TokenizerFacts.of(shuffled, case.special_tokens, case.train.merges)
+
+    def make(given: dict):
+        return bpe.BPETokenizer(given, list(case.train.merges), list(case.special_tokens))
+
+    appended.graded(
+        shuffled,
+        case.special_tokens,
+        make,
+        lambda given: _encodes_by_rank(bpe, make(given), case, facts, moved),
+    )
+
+
+def _encodes_by_rank(bpe, tok, case, facts, moved):
     for text, ids in case.texts:
         expected = [moved.get(i, i) for i in ids]
         got = check_ids(tok.encode(text))
@@ -325,7 +365,10 @@ def test_encode_vocab_ids_not_in_merge_order(bpe):
 
 @pytest.mark.timeout(120)
 def test_decode_arbitrary_ids(bpe):
-    tok, _case, facts = tokenizer_for(bpe, "public", "specials")
+    with_tokenizer(bpe, "public", "specials", lambda make, case, facts: _decodes_any_ids(bpe, make(), facts))
+
+
+def _decodes_any_ids(bpe, tok, facts):
     vocab = facts.vocab
     size = max(vocab) + 1
 

@@ -171,6 +171,8 @@ def test_grade_matches_catalogue(name, tmp_path):
             assert t["score"] == 0 and t["status"] == "failed", f"{name}: {number} should fail"
         else:
             assert t["score"] == t["max_score"], f"{name}: {number} lost points:\n{t['output'][:1500]}"
+    for test_id, words in repo.feedback:
+        assert words in tests[NUMBER[test_id]]["output"], f"{name}: {test_id} must say {words!r}"
     if repo.select:  # a partial run names the command that grades it all
         said = " ".join(done.stdout.split())  # unwrapped
         assert "Run `bpe-kit grade --contract cs336 " in said and "make grade`" not in said, said[-600:]

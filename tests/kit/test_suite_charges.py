@@ -201,3 +201,135 @@ def test_one_merge_too_many_per_special_token_is_one_fault_whatever_their_number
     two = merge_count_fault([], expected, n_specials=2)
     assert one["key"] == two["key"] and "vocab_size" in one["summary"]
     assert merge_count_fault(expected[:1], expected, n_specials=2)["key"] == "merge count +1"
+
+
+def test_a_tie_break_is_proven_only_when_the_trainer_counts_right():
+    """A cut at an unlisted <|endoftext|> moves only tied pairs here, so the replay alone takes it
+    for a tie-break; the trainer, asked once more (tie_probe.py), shows its counts differ."""
+    from grader.checks import golden
+    from grader.checks.messages import first_difference
+    from grader.checks.tie_probe import counts_confirmed
+    from grader.oracles.trainer import read_corpus
+
+    eot, sep = "<|endoftext|>", "<|chunk|>"
+    text = golden.TrainCase(golden.root("public"), "eot_not_special").corpus_text()
+
+    def ties_other_way(path, size):
+        return train(read_corpus(path), size, [], Rules(tie_break="smaller_bytes"))[1]
+
+    def cuts_at_eot(path, size):  # each chunk pre-tokenized alone: a special token between them
+        return train(read_corpus(path).replace(eot, sep + eot), size + 1, [sep])[1]
+
+    _, right = train(text, 280, [])
+    for trainer, counts_right in ((ties_other_way, True), (cuts_at_eot, False)):
+        got = trainer_on(trainer, text)
+        assert got != right and only_ties_differ(text, [], got, len(right), stops_early=False)
+        k = first_difference(right, got)
+        assert counts_confirmed(text, [], got, right, k, trainer) is counts_right, trainer.__name__
+
+
+def trainer_on(trainer, text: str) -> list:
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "corpus.txt"
+        path.write_bytes(text.encode("utf-8"))
+        return trainer(path, 280)
+
+
+def test_a_partial_grade_charges_a_capped_fault_where_a_full_grade_does():
+    """grader/partial.py: the rubric's earlier tests are graded too, the report keeps the asked ones."""
+    from grader.partial import charged_as_in_full
+    from grader.scoring import score
+
+    entries = [
+        Entry(f"test_part2.py::test_{k}", f"2.{k}", f"test 2.{k}", 2, 3, "visible") for k in range(3, 9)
+    ]
+    records = [
+        {
+            "nodeid": e.id,
+            "status": "failed",
+            "feedback": "wrong",
+            "output": "",
+            "duration": 0.1,
+            "cause": TIE_BREAK,
+        }
+        for e in entries
+    ]
+    full = {s.entry.number: s.score for s in score(entries, records)}
+    asked = records[-2:]  # 2.7 and 2.8: alone, the first would name the fault and both would pay
+    alone = score(entries, asked, partial_run=True)
+    assert [s.score for s in alone] == [0, 0] != [full["2.7"], full["2.8"]]
+    graded = []
+
+    def grade_more(ids):
+        graded.extend(ids)
+        return [r for r in records if r["nodeid"] in ids]
+
+    fixed, more = charged_as_in_full(alone, asked, entries, set(), grade_more)
+    assert more == 4 and graded == [e.id for e in entries[:4]]
+    assert [(s.entry.number, s.score, s.same_as) for s in fixed] == [("2.7", 3, "2.3"), ("2.8", 3, "2.3")]
+    assert [full["2.7"], full["2.8"]] == [3, 3]
+    out = {t["number"]: t["output"] for t in results_json(fixed, execution_time=1.0, isolation="t")["tests"]}
+    assert out["2.7"].startswith("Same cause as 2.3 (ties broken another way in train_bpe); not charged")
+    crash_only = score(entries, [{**asked[0], "cause": CRASH}], partial_run=True)
+    assert charged_as_in_full(crash_only, asked[:1], entries, set(), grade_more)[1] == 0  # nothing proven
+
+
+def test_special_tokens_spelled_out_are_told_from_other_encode_faults():
+    from grader.checks.encoding_check import TokenizerFacts, specials_spelled_out
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+    facts = TokenizerFacts.of(vocab, ["<|e|>"], [(b"a", b"b")])
+    special = facts.id_of(b"<|e|>")
+    spelled = [256, *b"<|e|>", 256]  # the special token in ordinary tokens, the rest right
+    assert specials_spelled_out(facts, "ab<|e|>ab", spelled)
+    assert not specials_spelled_out(facts, "ab<|e|>ab", [256, special, 256])  # no fault at all
+    assert not specials_spelled_out(facts, "ab<|e|>ab", [97, 98, *b"<|e|>", 256])  # "ab" wrong too
+    assert not specials_spelled_out(facts, "ab<|e|>ab", [256, *b"<|e|", 256])  # a byte lost
+
+
+class _Tok:
+    def __init__(self, vocab, appends):
+        self.vocab, self.appends = vocab, appends
+
+    def encode(self, text):
+        raw = text.encode()
+        if raw in self.vocab.values():
+            return [min(i for i, t in self.vocab.items() if t == raw)]
+        return [max(self.vocab) + 1] if self.appends else list(raw)
+
+
+def test_a_special_token_never_appended_is_proven_by_grading_again_with_it():
+    import pytest
+
+    from grader.checks import appended
+    from grader.checks.diagnose import Diagnosed
+
+    vocab = {i: bytes([i]) for i in range(256)}
+
+    def needs_it(given):  # fails unless the vocab it is given already holds the special token
+        assert b"<|e|>" in given.values(), "encode('<|e|>') is wrong"
+
+    def never(given):
+        raise AssertionError("decode([7]) is wrong")
+
+    def only_with_it(given):
+        needs_it(given)
+        raise AssertionError("decode([7]) is wrong")
+
+    make = lambda given: _Tok(given, appends=False)  # noqa: E731
+    with pytest.raises(Diagnosed) as proven:
+        appended.graded(vocab, ["<|e|>"], make, needs_it)
+    assert proven.value.cause["key"] == "special_missing" and proven.value.cause["one_fault"]
+    assert "your tokenizer passes this test" in str(proven.value)
+    with pytest.raises(AssertionError) as same:  # the special token has nothing to do with it
+        appended.graded(vocab, ["<|e|>"], make, never)
+    assert str(same.value) == "decode([7]) is wrong"
+    with pytest.raises(AssertionError) as second:  # a second bug behind the first: charged
+        appended.graded(vocab, ["<|e|>"], make, only_with_it)
+    assert "another fault" in str(second.value) and not getattr(second.value, "cause", None)
+    with pytest.raises(AssertionError) as appends:  # a tokenizer that appends it: not this fault
+        appended.graded(vocab, ["<|e|>"], lambda given: _Tok(given, appends=True), needs_it)
+    assert not isinstance(appends.value, Diagnosed)

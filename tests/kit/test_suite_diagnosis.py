@@ -193,9 +193,11 @@ ROWS = {
         "test_pretokenize or test_encode_matches_trusted_property",
         {
             "2.2": (False, ["Your pretokenize splits"], []),
+            # A partial grade charges as the full one (grader/partial.py): 2.8, 2.14 and 3.8 reach
+            # the cap first, so 3.9 keeps its points here too.
             "3.9": (
-                False,
-                ["Same cause as 2.2 (your pretokenize splits", "charged here, up to 10 points"],
+                True,
+                ["Same cause as 2.2 (your pretokenize splits", "not charged here"],
                 ["LOWEST"],
             ),
         },
@@ -218,8 +220,12 @@ ROWS = {
     "special_not_appended": (
         "test_encode_special_tokens or test_save_and_load_round_trip or test_saved_files_are_gpt2_format",
         {
-            "3.2": (False, ["never got an id"], ["longest one wins", "Same cause"]),
-            "3.5": (False, ["Same cause as 3.2", "Fix BPETokenizer.__init__ first."], []),
+            "3.2": (
+                False,
+                ["never got an id", "your tokenizer passes this test"],
+                ["longest one wins", "Same cause"],
+            ),
+            "3.5": (False, ["Same cause as 3.2", "charged here, up to 10 points"], []),
             "3.7": (False, ["Same cause as 3.2"], []),
         },
     ),

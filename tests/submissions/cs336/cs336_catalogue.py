@@ -36,6 +36,7 @@ class Repo:
     replace: tuple[dict, ...] = ()
     venv: bool = False
     extension: bool = False
+    feedback: tuple[tuple[str, str], ...] = ()  # (rubric id, words its feedback must hold)
 
 
 def load(path: Path = CATALOGUE) -> list[Repo]:
@@ -53,6 +54,7 @@ def load(path: Path = CATALOGUE) -> list[Repo]:
                     replace=tuple(row.get("replace", ())),
                     venv=bool(row.get("venv", False)),
                     extension=bool(row.get("extension", False)),
+                    feedback=tuple(row.get("feedback", {}).items()),
                 )
             )
         except KeyError as e:
