@@ -248,7 +248,7 @@ class Census:
 
 def _cpu(seconds: float) -> str:
     """A limit in the same digits as its basis (calibration.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
-    return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+    return (_("{seconds:.2g} s") if seconds < 10 else _("{seconds:.0f} s")).format(seconds=seconds)
 
 
 def _lowest(*caps: float | None) -> float | None:
