@@ -350,7 +350,7 @@ class PerTestLimits:
 
 def _seconds(value: float) -> str:
     """A recorded CPU time in words: /proc counts 10 ms ticks, so 0.00 means under one."""
-    return f"{value:.2f} s" if value >= 0.01 else _("under 0.01 s")
+    return _("{seconds:.2f} s").format(seconds=value) if value >= 0.01 else _("under 0.01 s")
 
 
 def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:

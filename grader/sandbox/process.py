@@ -377,7 +377,9 @@ class WorkerProcess:
         text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("unshare: "))
         text = as_a_terminal_shows(text)
         if self.output_dropped:
-            text += f"\n[... {self.output_dropped} more bytes of output not shown]"
+            text += "\n" + _("[... {count} more bytes of output not shown]").format(
+                count=f"{self.output_dropped:,}"
+            )
         return text
 
 

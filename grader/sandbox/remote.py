@@ -248,7 +248,7 @@ class Census:
 
 def _cpu(seconds: float) -> str:
     """A limit in the same digits as its basis (calibration.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
-    return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+    return (_("{seconds:.2g} s") if seconds < 10 else _("{seconds:.0f} s")).format(seconds=seconds)
 
 
 def _lowest(*caps: float | None) -> float | None:
@@ -509,7 +509,7 @@ class Session:
         if "bad" in reply:
             raise BadReply(
                 _("your code returned a value that cannot be checked: {why}").format(
-                    why=str(self._decode(reply["bad"], worker))[:300]
+                    why=self._unchecked(reply, worker)
                 )
             )
         if "fatal" in reply:
@@ -522,6 +522,22 @@ class Session:
             )
         self.retire()
         raise BadReply(_("the worker sent a reply of unknown kind"))
+
+    def _unchecked(self, reply: dict, worker) -> str:
+        """Why the worker could not send what the code returned: a size cap's measure (wire.too_big)
+        in the report's language, else the worker's own words."""
+        said = str(self._decode(reply["bad"], worker))[:300]
+        measured = self._decode(reply.get("measured", {"d": []}), worker)
+        if type(measured) is not dict:
+            return said
+        kind, count, mib = (measured.get(k) for k in ("kind", "count", "mib"))
+        if not (type(kind) is str and type(count) is int and type(mib) is int):
+            return said
+        words = {
+            "characters": _("a {kind} of {count} characters is larger than the {mib} MiB reply limit"),
+            "items": _("a {kind} of {count} items is larger than the {mib} MiB reply limit"),
+        }.get(measured.get("unit"))
+        return words.format(kind=kind[:40], count=f"{count:,}", mib=mib) if words else said
 
     def _with_children(self, basis: str, children: int) -> str:
         """A limit's basis, and the processes the call ran, which earned it more (`children_allowance`)."""

@@ -123,6 +123,18 @@ def test_every_rubric_test_has_a_chinese_name():
         assert missing == [], f"{path.name}: no name_zh for {missing}"
 
 
+def test_cs336_notes_and_reasons_are_in_chinese():
+    """A Chinese cs336 grade shows the contract's notes and why a test is left out in Chinese
+    (rubric_cs336.toml's notes_zh and why_zh), not the English beside them."""
+    from grader.cs336 import contract
+
+    english_words = re.compile(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
+    assert all(english_words.search(n) for n in contract.notes())  # what the check finds
+    with i18n.speaking("zh"):
+        said = [*contract.notes(), *(s.feedback for s in contract.not_in_contract())]
+    assert [t for t in said if english_words.search(t)] == []
+
+
 # --- no message left out of the catalogue ------------------------------------------------------
 
 # Where the messages a student reads are written.
