@@ -121,14 +121,14 @@ def _asked_again(bpe, specials: list[str], trained_cpu: float):
 
     cpu = max(diagnose.CALL_CPU_S, PROBE_CPU_FACTOR * trained_cpu)
 
-    def train(path, vocab_size: int) -> list:
+    def ask(path, vocab_size: int) -> list:
         try:
             with bpe.kit.timeout(diagnose.CALL_WALL_S + PROBE_CPU_FACTOR * cpu, cpu=cpu):
                 return check_train_result(bpe.train_bpe(path, vocab_size, list(specials)))[1]
         except CallTimeout:
             return []
 
-    return train
+    return ask
 
 
 def check_stages_before_merging(
