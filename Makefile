@@ -4,6 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 KIT := $(VENV)/bin/bpe-kit
 GRADER := $(PY) -m grader
+# `make grade LANG=zh` (or zh_CN.UTF-8): a LANG given on make's command line is the grade's language,
+# passed as --lang, so that an LC_ALL or LANGUAGE in the environment cannot outvote it. Without it the
+# grader reads the environment itself (grader/i18n.py); Gradescope's and the farm's are settings.
+LANG_OPT = $(if $(filter command line,$(origin LANG)), --lang '$(LANG)')
 SUBMISSION ?= starter
 OUT ?= results
 ZIP ?= submission.zip
@@ -11,18 +15,21 @@ NAME ?= trace
 SUBMISSIONS ?= submissions
 JOBS ?= 2
 
-.PHONY: help venv lock grade grade-cs336 submission test fixtures kill-matrix data corpus bench handout gradescope lab class clean
+.PHONY: help venv lock locale grade grade-cs336 submission test fixtures kill-matrix data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
 	@echo "make grade PART=2 | TESTS=expr                 a partial grade: one part, or tests matching a -k expr"
+	@echo "make grade LANG=zh                             the report and the feedback in Chinese (also gradescope, class)"
 	@echo "make submission [SUBMISSION=starter]            zip SUBMISSION/bpe into submission.zip (as the handout's)"
 	@echo "make grade-cs336 REPO=path [STUDENT_PYTHON=path] grade a CS336 assignment-1 repository (or zip)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
 	@echo "make lock                                       rewrite requirements/*.txt after a pin in pyproject.toml changed"
-	@echo "make fixtures | kill-matrix | corpus | data | bench | handout | gradescope | clean"
+	@echo "make handout [LANG=zh]                          dist/handout.zip for students (LANG=zh: dist/handout-zh.zip, in Chinese)"
+	@echo "make locale                                     extract the grader's messages into grader/locale/, compile the .mo"
+	@echo "make fixtures | kill-matrix | corpus | data | bench | gradescope | clean"
 
 # Two stamps, two sets. `.ok`: the grading set (requirements/grading.txt, what a student's grade
 # needs), in a venv rebuilt from scratch (--clear) whenever that lock changes. `.dev`: the dev set
@@ -55,15 +62,29 @@ lock: $(VENV)/.dev
 	$(UV_LOCK) --group dev --extra staff -c requirements/grading.txt -o requirements/dev.txt
 	$(UV_LOCK) --group dev --extra staff --extra bench -c requirements/dev.txt -o requirements/bench.txt
 
+# The grader's messages in every language but English (grader/i18n.py): extract them from the code and
+# the students' page templates, merge them into each catalogue (new ones untranslated, gone ones
+# dropped), compile the .mo that grading reads. The .mo is committed: a grade needs no Babel.
+# tests/kit/test_messages_catalogue.py fails while a message is untranslated or the .mo is stale.
+LOCALE := grader/locale
+BABEL := $(VENV)/bin/pybabel
+locale: $(VENV)/.dev
+	$(BABEL) extract -F $(LOCALE)/babel.cfg --add-location=file --no-wrap --sort-by-file \
+		--project=bpe-kit --version=0.1.0 -o $(LOCALE)/grader.pot .
+	$(BABEL) update -i $(LOCALE)/grader.pot -d $(LOCALE) -D grader --no-wrap --no-fuzzy-matching \
+		--ignore-obsolete
+	$(BABEL) compile -d $(LOCALE) -D grader --statistics
+	rm $(LOCALE)/grader.pot
+
 grade: $(VENV)/.ok
-	$(GRADER) grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')
+	$(GRADER) grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')$(LANG_OPT)
 
 submission: $(VENV)/.ok
-	$(GRADER) zip $(SUBMISSION) --out $(ZIP)
+	$(GRADER) zip $(SUBMISSION) --out $(ZIP)$(LANG_OPT)
 
 grade-cs336: $(VENV)/.ok
 	@test -n "$(REPO)" || { echo "usage: make grade-cs336 REPO=path/to/assignment1-basics [STUDENT_PYTHON=path]"; exit 2; }
-	$(GRADER) grade --contract cs336 "$(REPO)" --out $(OUT) $(if $(STUDENT_PYTHON),--python "$(STUDENT_PYTHON)")
+	$(GRADER) grade --contract cs336 "$(REPO)" --out $(OUT) $(if $(STUDENT_PYTHON),--python "$(STUDENT_PYTHON)")$(LANG_OPT)
 
 # On every core (pytest-xdist): a catalogue row's tests share one grading, so they go to one
 # worker together (--dist loadgroup, tests/submissions/prefetch.py).
@@ -92,15 +113,20 @@ bench: $(VENV)/.dev
 	@$(PY) -m pip install --quiet --require-hashes -r requirements/bench.txt || echo "bench: could not install requirements/bench.txt; contenders missing here will be skipped"
 	$(PY) bench/run.py $(BENCH_ARGS)
 
+# The handout's language: `make handout LANG=zh` (or LANG=zh_CN.UTF-8, or HANDOUT_LANG=zh) builds
+# the Chinese one. Only a LANG given on make's command line chooses it: the locale's LANG, from the
+# environment, leaves the release what it is on every machine (English).
+HANDOUT_LANG ?= $(if $(filter command line,$(origin LANG)),$(firstword $(subst _, ,$(subst ., ,$(LANG)))),en)
+
 handout: $(VENV)/.dev
 	$(PY) -m assignment.build --check
-	$(KIT) release handout
+	$(KIT) release handout --lang $(HANDOUT_LANG)
 
 class: $(VENV)/.dev
-	$(KIT) farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)
+	$(KIT) farm grade $(SUBMISSIONS) --out $(OUT) --jobs $(JOBS)$(LANG_OPT)
 
 gradescope: $(VENV)/.dev
-	$(KIT) release gradescope
+	$(KIT) release gradescope$(LANG_OPT)
 
 clean:
 	rm -rf $(VENV) results submission.zip dist build .pytest_cache .hypothesis data/corpus

@@ -1,6 +1,6 @@
 """Write the handout's generated tables: `python -m assignment.build`.
 
-Two tables are never edited by hand, so the handout cannot promise what the grader does not do:
+These tables are never edited by hand, so the handout cannot promise what the grader does not do:
 - the points table in assignment/README.md, from grader/rubric.toml (hidden tests, i.e. those
   marked hidden or living in test_hidden_*.py files, are counted, never named: "hidden tests:
   N points" per part);
@@ -10,8 +10,11 @@ Two tables are never edited by hand, so the handout cannot promise what the grad
   the tests that check each rule named from the rubric (only visible tests may be cited);
 - the time limits of every test in assignment/README.md, from grader/calibration.py and
   grader/sandbox/process.py.
-Each sits between two markers. `--check` only compares (exit 1 if a committed table is out of
-date); the kit's tests run the same comparison.
+Each sits between two markers, in every language of the handout (English in assignment/, Chinese
+in assignment/zh/), generated from the same sources: each rubric test and kit rule carries its
+text in every language (`name`/`name_zh`, `rule`/`rule_zh`), and one that lacks a language stops the
+build. `--check` only compares (exit 1 if a committed table is out of date); the kit's tests run the
+same comparison.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import json
 import sys
 import tomllib
 from pathlib import Path
+
+from .handout_words import RUBRIC_NAME, RULE_TEXT, WORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 RUBRIC = ROOT / "grader" / "rubric.toml"
@@ -39,17 +44,16 @@ LIMITS_BEGIN = "<!-- time-limits:begin -->"
 LIMITS_END = "<!-- time-limits:end -->"
 PROCESS = ROOT / "grader" / "sandbox" / "process.py"
 
-PARTS = {
-    1: "Part 1: character-level BPE",
-    2: "Part 2: byte-level training",
-    3: "Part 3: the tokenizer",
-    "efficiency": "Part 4: efficiency",
-}
-SHOWN_LATER = {
-    "after_due_date": "result shown after the due date",
-    "after_published": "result shown when grades are published",
-}
+# The handout's languages and their folders; every file of a translation has the English name.
+LANGUAGES = {"en": ROOT / "assignment", "zh": ROOT / "assignment" / "zh"}
+PARTS = (1, 2, 3, "efficiency")
+SHOWN_LATER = ("after_due_date", "after_published")
 VISIBILITIES = {"visible", "hidden", *SHOWN_LATER}
+
+
+def translated(path: Path, lang: str) -> Path:
+    """The file of the handout in `lang` that stands for the English `path`."""
+    return LANGUAGES[lang] / path.relative_to(LANGUAGES["en"])
 
 
 class RubricError(ValueError):
@@ -64,9 +68,12 @@ def load_rubric(path: Path = RUBRIC) -> list[dict]:
         raise RubricError(f"{path}: {error}") from None
     for i, test in enumerate(tests, start=1):
         where = f"{path}: [[test]] number {i} ({test.get('id', 'no id')})"
-        for key in ("number", "name", "part", "points"):
+        for key in ("number", *RUBRIC_NAME.values(), "part", "points"):
             if key not in test:
                 raise RubricError(f"{where}: missing {key!r}")
+        for key in RUBRIC_NAME.values():
+            if not isinstance(test[key], str) or not test[key].strip():
+                raise RubricError(f"{where}: {key} must be a non-empty string")
         if test["part"] not in PARTS:
             raise RubricError(f"{where}: part must be one of {list(PARTS)}, not {test['part']!r}")
         if test.get("visibility", "visible") not in VISIBILITIES:
@@ -96,53 +103,83 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
-def render_table(tests: list[dict]) -> str:
+def render_table(tests: list[dict], lang: str = "en") -> str:
     """The Markdown table: visible tests by part in number order, hidden ones as a sum."""
-    lines = ["| Test | What it checks | Points |", "| --- | --- | ---: |"]
-    for part, title in PARTS.items():
+    words, name_key = WORDS[lang], RUBRIC_NAME[lang]
+    lines = [words["points_header"], "| --- | --- | ---: |"]
+    for part in PARTS:
         mine = [t for t in tests if t["part"] == part]
         if not mine:
             continue
-        lines.append(f"| **{title}** | | **{_points(sum(t['points'] for t in mine))}** |")
+        lines.append(f"| **{words[f'part_{part}']}** | | **{_points(sum(t['points'] for t in mine))}** |")
         for test in sorted((t for t in mine if not is_hidden(t)), key=lambda t: _number_key(t["number"])):
-            note = SHOWN_LATER.get(test.get("visibility", "visible"))
-            name = f"{test['name']} ({note})" if note else test["name"]
+            visibility = test.get("visibility", "visible")
+            name = test[name_key]
+            if visibility in SHOWN_LATER:
+                name = words["shown_later"].format(name=name, note=words[visibility])
             lines.append(f"| {_cell(test['number'])} | {_cell(name)} | {_points(test['points'])} |")
         hidden = sum(t["points"] for t in mine if is_hidden(t))
         if hidden:
-            lines.append(f"| | hidden tests: {_points(hidden)} points | {_points(hidden)} |")
-    lines.append(f"| | **Total** | **{_points(sum(t['points'] for t in tests))}** |")
+            lines.append(f"| | {words['hidden_tests'].format(points=_points(hidden))} | {_points(hidden)} |")
+    lines.append(f"| | **{words['total']}** | **{_points(sum(t['points'] for t in tests))}** |")
     return "\n".join(lines)
 
 
-def render_points(tests: list[dict]) -> str:
+def render_points(tests: list[dict], lang: str = "en") -> str:
     """The points table, then what one fault costs at most (grader/charges.py), stated once here."""
     cap = _module_constant(ROOT / "grader" / "charges.py", "CAP")
-    return (
-        render_table(tests) + f"\n\nOne fault costs at most {_points(cap)} points in all, however many tests "
-        'it fails, when the grader proves it alone explains each failure (see "One fault, several tests").'
-    )
+    return render_table(tests, lang) + "\n\n" + WORDS[lang]["cap"].format(cap=_points(cap))
 
 
-def render_rules(tests: list[dict], path: Path = KIT_RULES) -> str:
-    """The kit's own rules, each with the visible tests that check it (number and rubric name)."""
+def load_rules(path: Path = KIT_RULES) -> list[dict]:
+    """The [[rule]] entries of the kit's rules, each checked for its text in every language."""
     try:
         rules = tomllib.loads(path.read_text(encoding="utf-8")).get("rule", [])
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise RubricError(f"{path}: {error}") from None
-    visible = {str(t["number"]): t for t in tests if not is_hidden(t)}
-    lines = ["| Rule | Stated in | Checked by |", "| --- | --- | --- |"]
     for i, rule in enumerate(rules, start=1):
         where = f"{path}: [[rule]] number {i}"
-        if not all(isinstance(rule.get(k), str) for k in ("rule", "where")) or not isinstance(
-            rule.get("tests"), list
-        ):
-            raise RubricError(f"{where}: needs rule and where (strings) and tests (a list)")
+        texts = RULE_TEXT.values()
+        missing = [key for key in texts if not isinstance(rule.get(key), str) or not rule[key].strip()]
+        if missing:
+            raise RubricError(
+                f"{where}: needs {' and '.join(texts)} (non-empty strings); {missing[0]} is missing"
+            )
+        parts = rule.get("parts")
+        if not isinstance(parts, list) or not 1 <= len(parts) <= 2 or any(p not in PARTS[:3] for p in parts):
+            raise RubricError(f"{where}: parts must list the one or two parts (1, 2, 3) that state the rule")
+        if not isinstance(rule.get("tests"), list):
+            raise RubricError(f"{where}: tests must be a list of rubric numbers")
+    return rules
+
+
+def _stated_in(parts: list[int], lang: str) -> str:
+    words = WORDS[lang]
+    return (
+        words["one_part"].format(a=parts[0])
+        if len(parts) == 1
+        else words["two_parts"].format(a=parts[0], b=parts[1])
+    )
+
+
+def render_rules(tests: list[dict], path: Path = KIT_RULES, lang: str = "en") -> str:
+    """The kit's own rules, each with the visible tests that check it (number and rubric name)."""
+    words, name_key = WORDS[lang], RUBRIC_NAME[lang]
+    visible = {str(t["number"]): t for t in tests if not is_hidden(t)}
+    lines = [words["rules_header"], "| --- | --- | --- |"]
+    for i, rule in enumerate(load_rules(path), start=1):
         unknown = [n for n in rule["tests"] if str(n) not in visible]
         if unknown:
-            raise RubricError(f"{where}: {unknown[0]!r} is not a visible test of grader/rubric.toml")
-        checked = "; ".join(f"{n} {visible[str(n)]['name']}" for n in rule["tests"]) or "no graded test"
-        lines.append(f"| {_cell(rule['rule'])} | {_cell(rule['where'])} | {_cell(checked)} |")
+            raise RubricError(
+                f"{path}: [[rule]] number {i}: {unknown[0]!r} is not a visible test of grader/rubric.toml"
+            )
+        checked = words["checked_by_joiner"].join(
+            words["checked_by"].format(number=n, name=visible[str(n)][name_key]) for n in rule["tests"]
+        )
+        lines.append(
+            f"| {_cell(rule[RULE_TEXT[lang]])} | {_cell(_stated_in(rule['parts'], lang))} "
+            f"| {_cell(checked or words['no_graded_test'])} |"
+        )
     return "\n".join(lines)
 
 
@@ -158,10 +195,11 @@ def _module_constant(path: Path, name: str):
     raise RubricError(f"{path}: no top-level constant {name}")
 
 
-def render_budgets() -> str:
+def render_budgets(lang: str = "en") -> str:
     """The limits table of Part 4, in the words a student needs: workload and ratio."""
     from grader import calibration
 
+    words = WORDS[lang]
     train_kind, train_bytes, _ = calibration.TRAIN_CORPUS
     encode_kind, encode_bytes, _ = calibration.ENCODE_TEXT
     case = ROOT / "data" / "fixtures" / "public" / "train" / calibration.ENCODE_TRAIN_CASE / "case.json"
@@ -173,76 +211,64 @@ def render_budgets() -> str:
     per_byte = _module_constant(SPEED_TESTS, "MEMORY_LIMIT_PER_FILE_BYTE")
     sample = _module_constant(SPEED_TESTS, "SAMPLE_CHARS")
     pace = _module_constant(SPEED_TESTS, "PACE_FACTOR")
-    kinds = {"mixed": "English and Chinese stories", "en": "English stories", "zh": "Chinese stories"}
     eot = "<\\|endoftext\\|>"  # `|` must be escaped inside a Markdown table
     rows = [
         (
             "`train_bpe`",
-            f"about {train_bytes // 1000:,} kB of generated {kinds[train_kind]}, "
-            f"`vocab_size={calibration.TRAIN_VOCAB_SIZE}`, special token `{eot}`",
-            f"{calibration.FACTORS['train']:g} x the reference solution's CPU time",
+            words["train_workload"].format(
+                kb=f"{train_bytes // 1000:,}",
+                kind=words[f"corpus_{train_kind}"],
+                vocab_size=calibration.TRAIN_VOCAB_SIZE,
+                eot=eot,
+            ),
+            words["speed_limit"].format(factor=f"{calibration.FACTORS['train']:g}"),
         ),
         (
             "`BPETokenizer.encode`",
-            f"about {encode_bytes // 1000:,} kB of generated {kinds[encode_kind]}, one call, "
-            f"with a {encode_vocab}-token vocabulary",
-            f"{calibration.FACTORS['encode']:g} x the reference solution's CPU time",
+            words["encode_workload"].format(
+                kb=f"{encode_bytes // 1000:,}", kind=words[f"corpus_{encode_kind}"], vocab=encode_vocab
+            ),
+            words["speed_limit"].format(factor=f"{calibration.FACTORS['encode']:g}"),
         ),
         (
-            "`encode_iterable` (memory)",
-            f"about {stream_bytes // 1_000_000} MB of generated {kinds[stream_kind]}, read in chunks",
-            f"memory growth at most {per_byte} bytes per byte of the file "
-            f"({per_byte * stream_bytes // 1_000_000} MB)",
+            words["stream_what"],
+            words["stream_workload"].format(
+                mb=stream_bytes // 1_000_000, kind=words[f"corpus_{stream_kind}"]
+            ),
+            words["memory_limit"].format(per_byte=per_byte, total_mb=per_byte * stream_bytes // 1_000_000),
         ),
     ]
-    lines = ["| What is measured | On what | Your limit |", "| --- | --- | --- |"]
+    lines = [words["budgets_header"], "| --- | --- | --- |"]
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     lines.append("")
     lines.append(
-        f"A run that has used {calibration.ABORT_AT:g} x its limit of CPU time is stopped there (it "
-        "could not pass anyway), so a very slow implementation fails quickly instead of hanging, "
-        "and in the same words on every machine. The memory test grades memory, never speed: it "
-        f"first streams the file's first {sample:,} characters, and the whole file may then take "
-        f"{pace:g} x the CPU time that pace predicts, so a slow but right encoder is measured, not "
-        "stopped (an encoder whose work grows with the text it has read so far is stopped)."
+        words["budgets_abort"].format(
+            abort=f"{calibration.ABORT_AT:g}", sample=f"{sample:,}", pace=f"{pace:g}"
+        )
     )
     lines.append("")
     lines.append(
-        "These budgets are what the speed tests grade. They are not the sandbox's limits of "
-        f"{calibration.TEST_FACTOR:g} x per test and {calibration.CALL_FACTOR:g} x per call "
-        "([Grading](README.md#grading)): every test runs under those too, and they only stop code "
-        "that would never finish."
+        words["budgets_not_sandbox"].format(
+            test=f"{calibration.TEST_FACTOR:g}", call=f"{calibration.CALL_FACTOR:g}"
+        )
     )
     return "\n".join(lines)
 
 
-def render_time_limits() -> str:
+def render_time_limits(lang: str = "en") -> str:
     """What every test may spend, in the words a student needs when a test runs out of time."""
     from grader import calibration
 
-    factor, call = calibration.TEST_FACTOR, calibration.CALL_FACTOR
-    per_call, per_child = calibration.CALL_ALLOWANCE_S, calibration.CHILD_ALLOWANCE_S
-    idle = _module_constant(PROCESS, "IDLE_S")
-    return (
-        "Your code runs in a sandbox, with limits on time and memory. Time is CPU time, so a busy "
-        f"machine does not fail you. Each test may use {factor:g} x the CPU time the reference "
-        f"solution needs for it, and each call {call:g} x the reference's slowest call in that "
-        f"test, both plus {per_call:g} s for every call and {per_child:g} s for every process it runs "
-        "(the children of a `multiprocessing` pool); on a slower machine, these seconds grow with it. "
-        "Importing your package is no test's time: each test's fresh process imports it before the "
-        f"test starts, under a limit of its own, {calibration.IMPORT_CPU_S:g} s of CPU time (a package "
-        "that imports a heavy library such as `torch` is fine); an import over it, or one that waits "
-        "or crashes, leaves every test not graded, and one over "
-        f"{calibration.IMPORT_NOTED_S:g} s is named once at the top of the grade. Such a slow import "
-        "is also added once to a call that runs other processes, not once per process: a pool whose "
-        "children each import your package again (the `spawn` start method) should keep heavy "
-        "imports out of the modules its children load. "
-        f"A call that uses no CPU time for {idle:g} s (a sleep, or a pool whose child died) is "
-        "stopped then. A test that runs out of time fails with a message naming the call, its "
-        "input and the limit; it does not take the other tests down with it. These limits only "
-        "stop code that would never finish: the speed tests of Part 4 grade speed against budgets "
-        f"of their own, {calibration.FACTORS['train']:g} x and {calibration.FACTORS['encode']:g} x "
-        "the reference ([Part 4](part4_efficiency.md))."
+    return WORDS[lang]["time_limits"].format(
+        factor=f"{calibration.TEST_FACTOR:g}",
+        call=f"{calibration.CALL_FACTOR:g}",
+        per_call=f"{calibration.CALL_ALLOWANCE_S:g}",
+        per_child=f"{calibration.CHILD_ALLOWANCE_S:g}",
+        import_cpu=f"{calibration.IMPORT_CPU_S:g}",
+        import_noted=f"{calibration.IMPORT_NOTED_S:g}",
+        idle=f"{_module_constant(PROCESS, 'IDLE_S'):g}",
+        train=f"{calibration.FACTORS['train']:g}",
+        encode=f"{calibration.FACTORS['encode']:g}",
     )
 
 
@@ -262,34 +288,28 @@ def current_block(text: str, begin: str = BEGIN, end_marker: str = END) -> str:
     return text[start + len(begin) : end].strip("\n") if 0 <= start < end else ""
 
 
+def _generate(path: Path, lang: str, text: str) -> str:
+    """`text` of the handout file `path` (in `lang`) with its generated blocks rewritten."""
+    if path == translated(HANDOUT, lang):
+        tests = load_rubric()
+        text = replace_block(text, render_points(tests, lang), path)
+        text = replace_block(text, render_rules(tests, lang=lang), path, RULES_BEGIN, RULES_END)
+        return replace_block(text, render_time_limits(lang), path, LIMITS_BEGIN, LIMITS_END)
+    return replace_block(text, render_budgets(lang), path, BUDGETS_BEGIN, BUDGETS_END)
+
+
 def generated_files() -> tuple[dict[Path, tuple[str, str]], list[str]]:
-    """Each handout file with a generated block -> (its text now, its text as generated), and the
-    errors of the blocks that could not be generated (the others are still returned)."""
-    jobs = {
-        HANDOUT: lambda text: replace_block(
-            replace_block(
-                replace_block(text, render_points(load_rubric())),
-                render_rules(load_rubric()),
-                HANDOUT,
-                RULES_BEGIN,
-                RULES_END,
-            ),
-            render_time_limits(),
-            HANDOUT,
-            LIMITS_BEGIN,
-            LIMITS_END,
-        ),
-        EFFICIENCY: lambda text: replace_block(
-            text, render_budgets(), EFFICIENCY, BUDGETS_BEGIN, BUDGETS_END
-        ),
-    }
+    """Each handout file with a generated block, in every language -> (its text now, its text as
+    generated), and the errors of the blocks that could not be generated (the others are still
+    returned)."""
     files, errors = {}, []
-    for path, generate in jobs.items():
-        try:
-            text = path.read_text(encoding="utf-8")
-            files[path] = (text, generate(text))
-        except (RubricError, OSError, ImportError, KeyError) as error:
-            errors.append(str(error))
+    for lang in LANGUAGES:
+        for path in (translated(HANDOUT, lang), translated(EFFICIENCY, lang)):
+            try:
+                text = path.read_text(encoding="utf-8")
+                files[path] = (text, _generate(path, lang, text))
+            except (RubricError, OSError, ImportError, KeyError) as error:
+                errors.append(str(error))
     return files, errors
 
 

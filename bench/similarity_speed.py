@@ -20,7 +20,14 @@ sys.path.insert(0, str(KIT))
 
 from grader.staff.similarity import compare  # noqa: E402
 
-MODULES = ["char_bpe.py", "training.py", "tokenizer.py", "pretokenize.py", "gpt2_bytes.py", "_merge_loop.py"]
+MODULES = [
+    "char_bpe.py",
+    "training.py",
+    "tokenizer.py",
+    "pretokenize.py",
+    "gpt2_bytes.py",
+    "extras/segments.py",
+]
 
 
 def make_class(root: Path, n: int) -> None:
@@ -34,6 +41,7 @@ def make_class(root: Path, n: int) -> None:
         renames = {w: f"{w}_{i}" for w in rng.sample(words, 40)}
         for m in rng.sample(MODULES, 3):
             code = re.sub(r"\b[a-z_]{4,}\b", lambda w, r=renames: r.get(w.group(), w.group()), sources[m])
+            (pkg / m).parent.mkdir(exist_ok=True)
             (pkg / m).write_text(code)
         for m in ("char_bpe.py", "tokenizer.py"):
             if not (pkg / m).exists():

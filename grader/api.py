@@ -9,7 +9,7 @@ Stable interface (the batch tools build on it):
   contract="kit", python=None) -> dict` writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
   `tests` is a pytest -k expression selecting a subset, `part` a rubric part ("1", "2", "3", "E" or
   "efficiency"); then unselected rubric entries are left out and the report says it is partial.
-  results["extra_data"] = {"isolation": "namespaces+uid" | "userns" | "uid" | "process-group",
+  results["extra_data"] = {"isolation": an `Isolation` value (grader/sandbox/isolation.py),
   "max_score": N},
   plus "kept_groups" (the grading user's other groups, which its workers keep under "userns"), "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
   leaves hidden tests to Gradescope (the handout's). A speed or memory gate's test entry carries
@@ -30,11 +30,13 @@ from pathlib import Path
 
 from . import intake, report, rubric
 from .errors import GraderError, NothingSelected, ReportError
+from .i18n import N_, _
 from .partial import charged_as_in_full
 from .paths import DEFAULT_RUBRIC, DEFAULT_TESTS_DIR
 from .sandbox import student_python
 from .sandbox.box import Options, kept_groups
 from .sandbox.box import isolation_level as sandbox_isolation
+from .sandbox.isolation import Isolation
 from .scoring import Scored, score
 from .suite import runner
 
@@ -49,10 +51,10 @@ class Grading:
     notes: tuple[str, ...] = ()  # shown with the grade: the contract's notes, and after a full pass what next
 
 
-def isolation_level(inprocess: bool = False, isolation: str = "auto") -> str:
+def isolation_level(inprocess: bool = False, isolation: str = "auto") -> Isolation:
     """How workers are isolated here (recorded in results.json under extra_data)."""
     if inprocess:
-        return "inprocess"
+        return Isolation.INPROCESS
     options = Options.for_level(isolation)
     return sandbox_isolation(options.namespaces, options.unprivileged)
 
@@ -63,7 +65,11 @@ def select_part(entries: list[rubric.Entry], part: str) -> list[rubric.Entry]:
     chosen = [e for e in entries if str(e.part) == want]
     if not chosen:
         names = ", ".join(dict.fromkeys(str(e.part) for e in entries))
-        raise NothingSelected(f"--part {part!r}: no graded test belongs to it (parts: {names})")
+        raise NothingSelected(
+            _("--part {part}: no graded test belongs to it (parts: {names})").format(
+                part=repr(part), names=names
+            )
+        )
     return chosen
 
 
@@ -72,10 +78,14 @@ def describe_selection(tests: str | None, part: str | None, entries: list[rubric
     said = []
     if part:
         p = entries[0].part if entries else part
-        said.append("the efficiency tests" if p == "efficiency" else f"the tests of Part {p}")
+        said.append(
+            _("the efficiency tests") if p == "efficiency" else _("the tests of Part {part}").format(part=p)
+        )
     if tests:
-        said.append(f"the tests matching {tests!r}")
-    return " and ".join(said) or None
+        said.append(_("the tests matching {pattern}").format(pattern=repr(tests)))
+    if len(said) == 2:
+        return _("{first} and {second}").format(first=said[0], second=said[1])
+    return said[0] if said else None
 
 
 def run(
@@ -141,7 +151,9 @@ def run(
         partial = bool(tests or part)
         scored = score(chosen, records, partial_run=partial, allow_unlisted=allow_unlisted)
         if tests and not scored:
-            raise NothingSelected(f"--tests {tests!r} selects none of the graded tests")
+            raise NothingSelected(
+                _("--tests {pattern} selects none of the graded tests").format(pattern=repr(tests))
+            )
         more = 0
         if partial:
             scored, more = charged_as_in_full(
@@ -153,7 +165,7 @@ def run(
                 allow_unlisted,
             )
     if more:
-        notes = (*notes, CHARGED_AS_IN_FULL.format(n=more))
+        notes = (*notes, _(CHARGED_AS_IN_FULL).format(n=more))
     if not tests:  # the left-out tests are reported (of the chosen part, with --part)
         parts = {str(e.part) for e in chosen}
         scored += [s for s in left_out if str(s.entry.part) in parts or not part]
@@ -165,11 +177,13 @@ def run(
         withheld=withheld,
     )
     if contract == "cs336":
-        full = f"`bpe-kit grade --contract cs336 {submission_path}` (no --part or --tests)"
+        full = _("`bpe-kit grade --contract cs336 {path}` (no --part or --tests)").format(
+            path=submission_path
+        )
         scope = replace(scope, full_grade=full)
     level = isolation_level(inprocess, isolation)
     results = report.results_json(scored, execution_time=elapsed, isolation=level, scope=scope)
-    if level == "userns" and kept_groups():
+    if level == Isolation.USERNS and kept_groups():
         results["extra_data"]["kept_groups"] = kept_groups()
     if notes:
         results["output"] += "\n" + "\n".join(notes)
@@ -178,7 +192,7 @@ def run(
 
 
 CONTRACTS = ("kit", "cs336")
-CHARGED_AS_IN_FULL = (
+CHARGED_AS_IN_FULL = N_(
     "A fault proven here fails other tests too: the {n} earlier test(s) of the rubric that this "
     "partial grade leaves out were graded as well (not shown), so that the fault is charged on the "
     "tests where a full grade charges it."

@@ -19,11 +19,16 @@ than wall time.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import itertools
 import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .i18n import _
+from .measured import shared, shared_text
 
 KIT = Path(__file__).resolve().parents[1]
 CALIBRATION_FILE = KIT / "data" / "fixtures" / "calibration.json"
@@ -77,10 +82,13 @@ class Budget:
         return self.seconds * ABORT_AT
 
 
+@functools.lru_cache(maxsize=8)
 def generated(spec: tuple[str, int, int]) -> str:
+    """A generated text (deterministic: kind, size, seed), made once per process, and once per
+    run where the run shares its figures."""
     from data.corpus import generate_text
 
-    return generate_text(*spec)
+    return shared_text("-".join(map(str, spec)), lambda: generate_text(*spec))
 
 
 def write_training_corpus(directory: Path) -> Path:
@@ -121,7 +129,7 @@ def yardstick_workload(text: str, rounds: int = YARDSTICK_ROUNDS) -> int:
     for word in text.encode("utf-8").split():
         words[word] = words.get(word, 0) + 1
     checksum = 0
-    for _ in range(rounds):
+    for _round in range(rounds):
         tally: dict[tuple[int, int], int] = {}
         for word, n in words.items():
             for left, right in itertools.pairwise(word):
@@ -134,7 +142,7 @@ def yardstick_seconds(repeat: int = 3) -> float:
     """CPU time of `yardstick_workload` on a fixed generated text, best of `repeat`."""
     text = generated(YARDSTICK_TEXT)
     best = float("inf")
-    for _ in range(repeat):
+    for _repeat in range(repeat):
         start = time.process_time()
         yardstick_workload(text)
         best = min(best, time.process_time() - start)
@@ -167,35 +175,51 @@ _cache: dict[str, Budget] = {}
 
 
 def budgets(scratch: Path) -> dict[str, Budget]:
-    """Both budgets, measured once per grading run (the reference costs about a second)."""
-    from grader.errors import GradingAbort
-
+    """Both budgets, measured once per grading, or once per run where the run shares its figures
+    (grader/measured.py: a farm, the kit's tests): the reference costs about a second."""
     if _cache:
         return dict(_cache)
     measured = None
     if reference_dir() is not None:
-        try:
-            measured = measure_reference(write_training_corpus(scratch), generated(ENCODE_TEXT))
-        except (Exception, GradingAbort):  # never fail a student because the reference could not run
-            measured = None
+        measured = shared(f"reference {_reference_digest()}", lambda: _measure_or_none(scratch))
     if measured is not None:
         for gate, seconds in measured.items():
             _cache[gate] = Budget(
                 FACTORS[gate] * seconds,
-                f"{FACTORS[gate]:g} x the reference solution's {seconds:.2f} s, "
-                f"measured on this machine just now",
+                _(
+                    "{factor:g} x the reference solution's {seconds:.2f} s, measured on this machine in this run"
+                ).format(factor=FACTORS[gate], seconds=seconds),
             )
     else:
         ratios = load_ratios()
-        yard = yardstick_seconds()
+        yard = shared("yardstick 3", yardstick_seconds)
         for gate in FACTORS:
             seconds = yard * ratios[gate]
             _cache[gate] = Budget(
                 FACTORS[gate] * seconds,
-                f"{FACTORS[gate]:g} x the reference solution's estimated {seconds:.2f} s "
-                f"on this machine (from a {yard:.2f} s yardstick run just now)",
+                _(
+                    "{factor:g} x the reference solution's estimated {seconds:.2f} s on this machine (from a "
+                    "{yard:.2f} s yardstick timed in this run)"
+                ).format(factor=FACTORS[gate], seconds=seconds, yard=yard),
             )
     return dict(_cache)
+
+
+def _measure_or_none(scratch: Path) -> dict[str, float] | None:
+    from grader.errors import GradingAbort
+
+    try:
+        return measure_reference(write_training_corpus(scratch), generated(ENCODE_TEXT))
+    except (Exception, GradingAbort):  # never fail a student because the reference could not run
+        return None
+
+
+def _reference_digest() -> str:
+    """The reference's sources, hashed: a run's figure is for the reference it measured."""
+    digest = hashlib.sha256()
+    for path in sorted((reference_dir() / "bpe").rglob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def load_ratios() -> dict[str, float]:
@@ -307,26 +331,26 @@ class PerTestLimits:
 
     def _plus(self) -> str:
         per_call, per_child = self.allowances()
-        return f"plus {per_call:.2g} s per call and {per_child:.2g} s per process it runs"
+        return _("plus {per_call:.2g} s per call and {per_child:.2g} s per process it runs").format(
+            per_call=per_call, per_child=per_child
+        )
 
     def basis(self, key: str) -> str:
         ref = self._lookup(self.reference, key) or 0.0
-        return (
-            f"{TEST_FACTOR:g} x the reference solution's {_seconds(ref * self.scale)} for this test on "
-            f"this machine, {self._plus()}"
-        )
+        return _(
+            "{factor:g} x the reference solution's {seconds} for this test on this machine, {plus}"
+        ).format(factor=TEST_FACTOR, seconds=_seconds(ref * self.scale), plus=self._plus())
 
     def call_basis(self, key: str) -> str:
         ref = self._lookup(self.calls, key) or 0.0
-        return (
-            f"{CALL_FACTOR:g} x the reference solution's slowest call in this test, "
-            f"{_seconds(ref * self.scale)} on this machine, {self._plus()}"
-        )
+        return _(
+            "{factor:g} x the reference solution's slowest call in this test, {seconds} on this machine, {plus}"
+        ).format(factor=CALL_FACTOR, seconds=_seconds(ref * self.scale), plus=self._plus())
 
 
 def _seconds(value: float) -> str:
     """A recorded CPU time in words: /proc counts 10 ms ticks, so 0.00 means under one."""
-    return f"{value:.2f} s" if value >= 0.01 else "under 0.01 s"
+    return _("{seconds:.2f} s").format(seconds=value) if value >= 0.01 else _("under 0.01 s")
 
 
 def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:
@@ -338,7 +362,7 @@ def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:
         recorded = float(data["yardstick_cpu_s"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    scale = yardstick_seconds(repeat=2) / recorded if recorded > 0 else 1.0
+    scale = shared("yardstick 2", lambda: yardstick_seconds(repeat=2)) / recorded if recorded > 0 else 1.0
     return PerTestLimits(reference, max(scale, 0.25), calls)
 
 

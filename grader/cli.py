@@ -1,13 +1,14 @@
 """`bpe-kit COMMAND ...` (or `python -m grader COMMAND ...`): the kit's one command line.
 
-    bpe-kit grade SUBMISSION [--out DIR] [--tests PATTERN] [--part N]   grade one submission
+    bpe-kit grade SUBMISSION [--out DIR] [--tests PATTERN] [--part N] [--lang zh]   grade one submission
     bpe-kit grade --contract cs336 REPO [--python PATH]   grade a CS336 assignment-1 repository
     bpe-kit zip [FOLDER] [--out submission.zip]   the zip a student uploads (make submission)
     bpe-kit farm {grade,report,merge,...} ...     grade a whole class (grader/farm/)
-    bpe-kit release {handout,gradescope}          build dist/handout.zip or dist/autograder.zip
+    bpe-kit release {handout,gradescope} [--lang zh]  build dist/handout.zip or dist/autograder.zip
     bpe-kit fixtures [--engine ...]               regenerate the golden fixtures (grader/oracles/)
     bpe-kit lab NAME [--submission DIR]           one experiment on a bpe package (assignment/labs/)
 
+`grade` and `zip` speak the language of `--lang`, else the environment's (grader/i18n.py).
 `grade` and `zip` are defined here; the others are each their own tool's parser, reached by name,
 imported only when asked for (a grade never loads the farm or the release builder).
 """
@@ -19,9 +20,11 @@ import importlib
 import sys
 from pathlib import Path
 
-from . import api, packing, report
+from . import api, i18n, packing, report
 from .errors import GraderError, PackingError
+from .i18n import _
 from .sandbox.box import LEVELS, namespaces_refused
+from .sandbox.isolation import WITHOUT_NAMESPACES
 
 # command -> (module whose main(argv) runs it, one line of help)
 TOOLS = {
@@ -30,6 +33,17 @@ TOOLS = {
     "fixtures": ("grader.oracles.fixtures", "regenerate the golden fixtures from the oracles"),
     "lab": ("assignment.labs.__main__", "run one experiment (a lab) on a bpe package"),
 }
+
+
+def add_lang_option(
+    parser: argparse.ArgumentParser, what: str = "the report and every feedback message"
+) -> None:
+    parser.add_argument(
+        "--lang",
+        type=i18n.argument,
+        default=None,
+        help=f"the language of {what} (default: the environment's, LANGUAGE, LC_ALL, LC_MESSAGES or LANG; else en)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,9 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="isolate workers less than the best available (to test the fallbacks)",
     )
+    add_lang_option(g)
     z = sub.add_parser("zip", help="pack FOLDER/bpe into the zip you upload (make submission)")
     z.add_argument("folder", type=Path, nargs="?", default=Path("starter"))
     z.add_argument("--out", type=Path, default=Path("submission.zip"))
+    add_lang_option(z, "its messages")
     for name, (_module, help_text) in TOOLS.items():
         sub.add_parser(name, help=help_text, add_help=False)
     return parser
@@ -86,9 +102,14 @@ def zip_submission(args) -> int:
         print(f"grader: error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"grader: error: {args.out}: cannot write the zip ({e.strerror or e})", file=sys.stderr)
+        said = _("{zip}: cannot write the zip ({error})").format(zip=args.out, error=e.strerror or e)
+        print(f"grader: error: {said}", file=sys.stderr)
         return 2
-    print(f"wrote {args.out} ({len(names)} files from {args.folder}/bpe): upload it to Gradescope")
+    print(
+        _("wrote {zip} ({count} files from {folder}/bpe): upload it to Gradescope").format(
+            zip=args.out, count=len(names), folder=args.folder
+        )
+    )
     return 0
 
 
@@ -110,18 +131,20 @@ def grade(args) -> int:
             python=args.python,
         )
         if args.inprocess:
-            note = "In-process run, for debugging: no grade was written (grade without --inprocess)."
+            note = _("In-process run, for debugging: no grade was written (grade without --inprocess).")
         else:
             api.write(grading, args.out)
             level = grading.results["extra_data"]["isolation"]
-            note = f"Reports: {args.out / 'results.json'}, {args.out / 'junit.xml'} (isolation: {level})"
-            if level in ("uid", "process-group") and args.isolation == "auto":
-                note += f"\nYour code ran without namespaces: {namespaces_refused()}."
+            note = _("Reports: {results}, {junit} (isolation: {level})").format(
+                results=args.out / "results.json", junit=args.out / "junit.xml", level=level
+            )
+            if level in WITHOUT_NAMESPACES and args.isolation == "auto":
+                note += "\n" + _("Your code ran without namespaces: {why}.").format(why=namespaces_refused())
             if groups := grading.results["extra_data"].get("kept_groups"):
-                note += (
-                    f"\nYour code ran with this user's groups too ({', '.join(groups)}): whatever they may "
+                note += "\n" + _(
+                    "Your code ran with this user's groups too ({groups}): whatever they may "
                     "open outside the sandbox's covers, it could (grade as a user in no other group)."
-                )
+                ).format(groups=", ".join(groups))
     except GraderError as e:
         print(f"grader: error: {e}", file=sys.stderr)
         if args.error_results and not args.inprocess:
@@ -131,9 +154,10 @@ def grade(args) -> int:
                 pass
         return 2
     except OSError as e:
-        print(
-            f"grader: error: {args.out}: cannot create the report folder ({e.strerror or e})", file=sys.stderr
+        said = _("{folder}: cannot create the report folder ({error})").format(
+            folder=args.out, error=e.strerror or e
         )
+        print(f"grader: error: {said}", file=sys.stderr)
         return 2
     print(report.terminal(grading.scored, note="\n".join((*grading.notes, note)), scope=grading.scope))
     return 0
@@ -152,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         return tool.main(argv[1:])
     args = build_parser().parse_args(argv)
+    i18n.use(args.lang or i18n.from_environment())
     if args.command == "grade":
         return grade(args)
     if args.command == "zip":

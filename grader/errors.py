@@ -16,6 +16,8 @@ rebuilt on the trusted side, are `grader.sandbox.remote.RemoteError`: not the gr
 
 from __future__ import annotations
 
+from .i18n import _
+
 
 class GraderError(Exception):
     """Grading could not run at all; str() is one line saying why."""
@@ -64,6 +66,10 @@ class StarterError(RuntimeError):
 
 class BundleError(RuntimeError):
     """The kit cannot make a working Gradescope bundle; nothing was written."""
+
+
+class TranslationError(RuntimeError):
+    """A translated handout's student file is out of step with its English one; nothing was written."""
 
 
 class RosterError(ValueError):
@@ -116,12 +122,15 @@ class ModuleDoesNotImport(GradingAbort):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        at = f" at line {self.line}" if self.line else ""
-        return f"{self.file} does not import: {self.error}{at}: {self.message}"
+        return does_not_import(self.data())
 
     def verdict(self) -> str:
         """What a test that needs the module reads: 'not graded: bpe/tokenizer.py does not import (line 231)'."""
-        return f"not graded: {self.file} does not import" + (f" (line {self.line})" if self.line else "")
+        if self.line:
+            return _("not graded: {file} does not import (line {line})").format(
+                file=self.file, line=self.line
+            )
+        return _("not graded: {file} does not import").format(file=self.file)
 
     def data(self) -> dict:
         return {
@@ -133,6 +142,13 @@ class ModuleDoesNotImport(GradingAbort):
         }
 
 
+def does_not_import(data: dict) -> str:
+    """'bpe/tokenizer.py does not import: SyntaxError at line 3: ...', from `ModuleDoesNotImport.data`."""
+    if data.get("line"):
+        return _("{file} does not import: {error} at line {line}: {message}").format(**data)
+    return _("{file} does not import: {error}: {message}").format(**data)
+
+
 class ImportTooSlow(ModuleDoesNotImport):
     """Importing the submission used up the import's own CPU limit (remote.Session.import_cpu_limit):
     no test is graded, and the report says so once. Never charged to a test as that test's slowness."""
@@ -142,14 +158,18 @@ class ImportTooSlow(ModuleDoesNotImport):
         super().__init__(
             "bpe",
             None,
-            "too slow",
-            f"importing your bpe package used more than {limit} of CPU time, the import's own limit "
-            "(the top-level code of your modules and of what they import counts; is there an endless "
-            "loop or a long computation outside any function?)",
+            _("too slow"),
+            _(
+                "importing your bpe package used more than {limit} of CPU time, the import's own limit "
+                "(the top-level code of your modules and of what they import counts; is there an endless "
+                "loop or a long computation outside any function?)"
+            ).format(limit=limit),
         )
 
     def verdict(self) -> str:
-        return f"not graded: your bpe package did not import within {self.limit} of CPU time"
+        return _("not graded: your bpe package did not import within {limit} of CPU time").format(
+            limit=self.limit
+        )
 
 
 class ImportFailed(ModuleDoesNotImport):
@@ -160,10 +180,10 @@ class ImportFailed(ModuleDoesNotImport):
 
     def __init__(self, words: str) -> None:
         self.words = words
-        super().__init__("bpe", None, "did not finish", words)
+        super().__init__("bpe", None, _("did not finish"), words)
 
     def verdict(self) -> str:
-        return "not graded: " + self.words.split("\n")[0]
+        return _("not graded: {why}").format(why=self.words.split("\n")[0])
 
 
 class StaffFileError(ValueError):

@@ -22,11 +22,12 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from grader import intake
+from grader import i18n, intake
 from grader.errors import SubmissionError
 from grader.farm.records import write_json_atomic
+from grader.i18n import N_, _
 
-HOW_TO_SUBMIT = (
+HOW_TO_SUBMIT = N_(
     "Upload your bpe folder itself (with its __init__.py), or a zip of it: "
     "`make submission` builds the right zip."
 )
@@ -35,9 +36,11 @@ HOW_TO_SUBMIT = (
 # From the least to the most withheld: the total takes the most withheld of its tests' visibilities.
 _RELEASE_ORDER = ("visible", "after_due_date", "after_published", "hidden")
 _WHEN = {
-    "after_due_date": "after the due date",
-    "after_published": "when grades are published",
-    "hidden": "by the course staff only",
+    "after_due_date": N_("{points} more points are in tests whose results are shown after the due date."),
+    "after_published": N_(
+        "{points} more points are in tests whose results are shown when grades are published."
+    ),
+    "hidden": N_("{points} more points are in tests whose results are shown by the course staff only."),
 }
 
 
@@ -51,10 +54,15 @@ def withhold_hidden(results: dict) -> dict:
     withheld = [t for t in tests if t.get("visibility", "visible") != "visible" and t.get("max_score", 0)]
     visible = [t for t in tests if t.get("visibility", "visible") == "visible"]
     got = sum(float(t.get("score", 0)) for t in visible)
-    out = f"Visible tests: {_points(got)} / {_points(sum(float(t.get('max_score', 0)) for t in visible))}."
-    not_impl = sum(str(t.get("output", "")).startswith("Not implemented yet") for t in visible)
+    out = _("Visible tests: {got} / {maximum}.").format(
+        got=_points(got), maximum=_points(sum(float(t.get("max_score", 0)) for t in visible))
+    )
+    stub = _("Not implemented yet: {what}").format(what="")  # how a stub's feedback starts (outcome.py)
+    not_impl = sum(str(t.get("output", "")).startswith(stub) for t in visible)
     if not_impl:
-        out += f" {not_impl} visible test(s) reach code that is not implemented yet."
+        out = i18n.sentences(
+            out, _("{count} visible test(s) reach code that is not implemented yet.").format(count=not_impl)
+        )
     results = dict(results, output=out)
     if withheld:
         strictest = max((t["visibility"] for t in withheld), key=_RELEASE_ORDER.index)
@@ -62,8 +70,8 @@ def withhold_hidden(results: dict) -> dict:
         for vis in _RELEASE_ORDER[1:]:
             pts = sum(float(t["max_score"]) for t in withheld if t["visibility"] == vis)
             if pts:
-                results["output"] += (
-                    f" {_points(pts)} more points are in tests whose results are shown {_WHEN[vis]}."
+                results["output"] = i18n.sentences(
+                    results["output"], _(_WHEN[vis]).format(points=_points(pts))
                 )
     return results
 
@@ -88,7 +96,8 @@ def run(root: Path) -> dict:
 
             results = grade(pkg_parent, scratch / "out", timeout_total=float(timeout) if timeout else None)
         except SubmissionError as e:
-            return failure(f"Your submission could not be graded: {e}. {HOW_TO_SUBMIT}", hidden_stdout=False)
+            said = _("Your submission could not be graded: {error}.").format(error=e)
+            return failure(i18n.sentences(said, _(HOW_TO_SUBMIT)), hidden_stdout=False)
     if not isinstance(results, dict) or not isinstance(results.get("score"), (int, float)):
         raise TypeError("grader.api.grade returned something that is not a results dict")
     return withhold_hidden(results)
@@ -97,17 +106,26 @@ def run(root: Path) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m grader.gradescope")
     ap.add_argument("--root", type=Path, default=Path("/autograder"))
+    ap.add_argument(
+        "--lang",
+        type=i18n.argument,
+        default=i18n.ENGLISH,
+        help="the language of the grade (the release's setting: bpe-kit release gradescope --lang)",
+    )
     args = ap.parse_args(argv)
+    i18n.use(args.lang)
     dest = args.root / "results" / "results.json"
     try:
         results = run(args.root)
     except BaseException:
         traceback.print_exc(file=sys.stdout)
         results = failure(
-            "The autograder could not grade this submission because of a problem on our side, "
-            "not in your code, so your score is 0 for now. Nobody is told automatically: please "
-            "let the course staff know, or submit again later. The details are in the "
-            "autograder log of this submission, which only the staff can see.",
+            _(
+                "The autograder could not grade this submission because of a problem on our side, "
+                "not in your code, so your score is 0 for now. Nobody is told automatically: please "
+                "let the course staff know, or submit again later. The details are in the "
+                "autograder log of this submission, which only the staff can see."
+            ),
             hidden_stdout=True,
         )
     write_json_atomic(dest, results)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
 from .errors import SubmissionError
+from .i18n import _
 
 ZIP_MAX_BYTES = 50 * 1024 * 1024
 ZIP_MAX_MEMBERS = 5000
@@ -40,17 +41,25 @@ def extract_zip(archive: Path, dest: Path, shown: str | None = None) -> None:
     try:
         zf = zipfile.ZipFile(archive_path)
     except (zipfile.BadZipFile, OSError) as e:
-        raise SubmissionError(f"{archive}: not a readable zip file ({e})") from None
+        raise SubmissionError(
+            _("{zip}: not a readable zip file ({error})").format(zip=archive, error=e)
+        ) from None
     with zf:
         members = zf.infolist()
         if len(members) > ZIP_MAX_MEMBERS:
-            raise SubmissionError(f"{archive}: more than {ZIP_MAX_MEMBERS} files")
+            raise SubmissionError(
+                _("{zip}: more than {count} files").format(zip=archive, count=ZIP_MAX_MEMBERS)
+            )
         if sum(m.file_size for m in members) > ZIP_MAX_BYTES:
-            raise SubmissionError(f"{archive}: more than {ZIP_MAX_BYTES // 2**20} MiB uncompressed")
+            raise SubmissionError(
+                _("{zip}: more than {mib} MiB uncompressed").format(zip=archive, mib=ZIP_MAX_BYTES // 2**20)
+            )
         for m in members:
             name = PurePosixPath(m.filename.replace("\\", "/"))
             if name.is_absolute() or ".." in name.parts or (m.filename[1:2] == ":"):
-                raise SubmissionError(f"{archive}: unsafe path inside the zip: {m.filename!r}")
+                raise SubmissionError(
+                    _("{zip}: unsafe path inside the zip: {name}").format(zip=archive, name=repr(m.filename))
+                )
             mode = m.external_attr >> 16
             if stat.S_ISLNK(mode) or any(p in LITTER for p in name.parts):
                 continue  # links are never followed into the grader's files
@@ -65,10 +74,16 @@ def extract_zip(archive: Path, dest: Path, shown: str | None = None) -> None:
                     while chunk := src.read(1 << 16):
                         written += len(chunk)
                         if written > m.file_size or written > ZIP_MAX_BYTES:
-                            raise SubmissionError(f"{archive}: {m.filename} is larger than it claims")
+                            raise SubmissionError(
+                                _("{zip}: {name} is larger than it claims").format(
+                                    zip=archive, name=m.filename
+                                )
+                            )
                         out.write(chunk)
             except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as e:
-                raise SubmissionError(f"{archive}: corrupt zip ({e})") from None
+                raise SubmissionError(
+                    _("{zip}: corrupt zip ({error})").format(zip=archive, error=e)
+                ) from None
 
 
 def _walk_dirs(root: Path):
@@ -111,7 +126,9 @@ def find_package(root: Path, scratch: Path, shown: str) -> Path:
         if len(best) > 1:
             rel = ", ".join(str(d.relative_to(root)) for d in best)
             raise SubmissionError(
-                f"{shown}: more than one bpe package at the same level ({rel}); submit exactly one"
+                _(
+                    "{submission}: more than one bpe package at the same level ({folders}); submit exactly one"
+                ).format(submission=shown, folders=rel)
             )
         pkg = best[0]
         if found is named:
@@ -120,7 +137,9 @@ def find_package(root: Path, scratch: Path, shown: str) -> Path:
         shutil.copytree(pkg, wrapped / "bpe", symlinks=False, ignore=shutil.ignore_patterns(*LITTER))
         return wrapped
     raise SubmissionError(
-        f"{shown}: no bpe package found: submit the bpe/ folder (with __init__.py), or a zip of it"
+        _(
+            "{submission}: no bpe package found: submit the bpe/ folder (with __init__.py), or a zip of it"
+        ).format(submission=shown)
     )
 
 
@@ -132,11 +151,11 @@ def unpack(path: Path, scratch: Path, *, shown: str | None = None) -> Path:
     """
     path, shown = Path(path), shown or str(path)
     if not path.exists():
-        raise SubmissionError(f"{shown}: no such file or folder")
+        raise SubmissionError(_("{submission}: no such file or folder").format(submission=shown))
     if not path.is_dir():
         # A zip is known by its content; a damaged one still says "zip" by its name, and is told so.
         if not zipfile.is_zipfile(path) and path.suffix.lower() != ".zip":
-            raise SubmissionError(f"{shown}: not a folder and not a zip file")
+            raise SubmissionError(_("{submission}: not a folder and not a zip file").format(submission=shown))
         root = scratch / "unzipped"
         root.mkdir(parents=True)
         extract_zip(path, root, shown)

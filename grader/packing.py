@@ -10,13 +10,18 @@ import zipfile
 from pathlib import Path
 
 from .errors import PackingError
+from .i18n import _
 
 
 def pack(parent: Path, dest: Path) -> list[str]:
     """Write `parent/bpe/**` (no caches) into `dest` as `bpe/...`; return the names written."""
     package = Path(parent) / "bpe"
     if not (package / "__init__.py").is_file():
-        raise PackingError(f"{parent}: no bpe/ package here (expected {package / '__init__.py'})")
+        raise PackingError(
+            _("{folder}: no bpe/ package here (expected {init})").format(
+                folder=parent, init=package / "__init__.py"
+            )
+        )
     names = []
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
         for p in sorted(package.rglob("*")):

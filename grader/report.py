@@ -10,17 +10,29 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import i18n, textwidth
 from .calibration import IMPORT_NOTED_S
 from .charges import CAP, SAME_CAUSE
 from .checks.speed import margin
+from .errors import does_not_import
+from .i18n import N_, _
 from .scoring import NOT_GRADED, NOT_IN_CONTRACT, Scored
 
-OUTPUT_NOTE = "Output of your code during this test:\n"
+# A test's status as the table shows it (the status itself is data: results.json keeps it in English).
+STATUS_WORDS = {
+    "passed": N_("passed"),
+    "failed": N_("failed"),
+    "not implemented": N_("not implemented"),
+    "skipped": N_("skipped"),
+    "not run": N_("not run"),
+    NOT_GRADED: N_("not graded"),
+    NOT_IN_CONTRACT: N_("not part of this contract"),
+    SAME_CAUSE: N_("same cause"),
+}
 MIN_WIDTH = 80
 MAX_WIDTH = 120
 
@@ -33,7 +45,16 @@ class Scope:
     selection: str | None = None
     total_points: float = 0
     withheld: float = 0
-    full_grade: str = "`make grade` (no PART or TESTS)"  # the command that grades it all
+    full_grade: str | None = None  # the command that grades it all (None: `make grade`, in words)
+
+
+def status_words(status: str) -> str:
+    return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
+
+
+def output_note(output: str) -> str:
+    """What the student's code printed during a test, under a line that says so."""
+    return _("Output of your code during this test:") + "\n" + output
 
 
 def _points(x: float) -> float | int:
@@ -67,39 +88,57 @@ def _same_cause_line(s: Scored, first: Scored) -> str:
     summary = first.cause.get("summary") or s.cause.get("summary") or ""
     if summary[1:2].islower():  # inside the sentence: "(your pretokenize ...)", "(BPETokenizer ...)"
         summary = summary[0].lower() + summary[1:]
+    said = {"number": first.entry.number, "summary": summary, "cap": CAP}
     if s.cause.get("crash"):  # the same error at the same place: likely, not proven, one fault
-        where = f" ({summary})" if summary else ""
-        return f"The same error as {first.entry.number}{where}, at the same place in your code."
-    line = f"Same cause as {first.entry.number}" + (f" ({summary})" if summary else "")
+        if summary:
+            return _("The same error as {number} ({summary}), at the same place in your code.").format(**said)
+        return _("The same error as {number}, at the same place in your code.").format(**said)
     if s.status == SAME_CAUSE:
-        return line + f"; not charged here: one fault costs at most {CAP} points."
+        if summary:
+            return _(
+                "Same cause as {number} ({summary}); not charged here: one fault costs at most {cap} points."
+            ).format(**said)
+        return _("Same cause as {number}; not charged here: one fault costs at most {cap} points.").format(
+            **said
+        )
     if s.cause.get("one_fault"):
-        return line + f"; charged here, up to {CAP} points for this fault in all."
+        if summary:
+            return _(
+                "Same cause as {number} ({summary}); charged here, up to {cap} points for this fault in all."
+            ).format(**said)
+        return _("Same cause as {number}; charged here, up to {cap} points for this fault in all.").format(
+            **said
+        )
+    line = (_("Same cause as {number} ({summary}).") if summary else _("Same cause as {number}.")).format(
+        **said
+    )
     where = s.cause.get("where")
-    return line + "." + (f" Fix {where} first." if where else "")
+    return i18n.sentences(line, _("Fix {where} first.").format(where=where) if where else "")
 
 
 def _also_line(s: Scored, later: list[Scored]) -> str:
     """Under the test that names a fault: which other tests it fails, and what it costs in all."""
-    numbers = ", ".join(t.entry.number for t in later)
+    said = {"numbers": i18n.listing(t.entry.number for t in later), "cap": CAP}
     if all(t.cause.get("crash") for t in later):
-        return f"The same error, at the same place, stops {numbers} too: fixing it may fix them all."
+        return _(
+            "The same error, at the same place, stops {numbers} too: fixing it may fix them all."
+        ).format(**said)
     if all(t.cause.get("one_fault") for t in later):
-        return f"The same fault fails {numbers} too; it costs at most {CAP} points in all."
-    return f"The same fault fails {numbers} too: fixing it may fix them all."
+        return _("The same fault fails {numbers} too; it costs at most {cap} points in all.").format(**said)
+    return _("The same fault fails {numbers} too: fixing it may fix them all.").format(**said)
 
 
 def test_output(s: Scored, same_as: Scored | None, later: list[Scored]) -> str:
     if same_as is not None:
         parts = [_same_cause_line(s, same_as)]
         if s.output:
-            parts.append(OUTPUT_NOTE + s.output)
+            parts.append(output_note(s.output))
         return "\n\n".join(parts)
     parts = [s.feedback] if s.feedback else []
     if later:
         parts.append(_also_line(s, later))
     if s.output:
-        parts.append(OUTPUT_NOTE + s.output)
+        parts.append(output_note(s.output))
     return "\n\n".join(parts)
 
 
@@ -114,14 +153,18 @@ def banners(scored: list[Scored]) -> list[str]:
             seen[data["file"]] = (first, count + 1)
     out = []
     for data, count in seen.values():
-        at = f" at line {data['line']}" if data.get("line") else ""
-        lines = [f"{data['file']} does not import: {data['error']}{at}: {data['message']}"]
+        lines = [does_not_import(data)]
         if data.get("text"):
             lines.append(f"    {data['text']}")
         others = any(t.status != NOT_GRADED for t in scored)
         lines.append(
-            f"The {count} test(s) that need it are not graded (0 points each)"
-            + ("; the others are graded as usual." if others else ".")
+            (
+                _(
+                    "The {count} test(s) that need it are not graded (0 points each); the others are graded as usual."
+                )
+                if others
+                else _("The {count} test(s) that need it are not graded (0 points each).")
+            ).format(count=count)
         )
         out.append("\n".join(lines))
     return out
@@ -133,10 +176,10 @@ def import_note(scored: list[Scored]) -> str | None:
     slowest = max((s.imported for s in scored if s.imported), key=lambda x: x.get("cpu_s", 0), default=None)
     if not slowest or slowest.get("cpu_s", 0) <= IMPORT_NOTED_S:
         return None
-    return (
-        f"Importing your bpe package took {slowest['cpu_s']:.1f} s of CPU time, in every test's fresh "
-        f"process (not charged to any test; the import's own limit is {slowest['limit_s']:.0f} s)."
-    )
+    return _(
+        "Importing your bpe package took {cpu_s:.1f} s of CPU time, in every test's fresh "
+        "process (not charged to any test; the import's own limit is {limit_s:.0f} s)."
+    ).format(cpu_s=slowest["cpu_s"], limit_s=slowest["limit_s"])
 
 
 def preamble(scored: list[Scored]) -> list[str]:
@@ -166,7 +209,7 @@ def results_json(
     earlier, later = same_cause(scored), later_tests(scored)
     tests = [
         {
-            "name": s.entry.name,
+            "name": s.entry.shown_name(),
             "number": s.entry.number,
             "score": _points(s.score),
             "max_score": _points(s.entry.points),
@@ -181,19 +224,28 @@ def results_json(
         if s.status == NOT_IN_CONTRACT:  # neither passed nor failed (Gradescope shows 0/0)
             del t["status"]
     not_impl = sum(s.status == "not implemented" for s in scored)
-    summary = f"Score: {_points(total)} / {_points(maximum)}."
+    summary = _("Score: {total} / {maximum}.").format(total=_points(total), maximum=_points(maximum))
     if not_impl:
-        summary += f" {not_impl} test(s) reach code that is not implemented yet."
+        summary = i18n.sentences(
+            summary, _("{count} test(s) reach code that is not implemented yet.").format(count=not_impl)
+        )
     not_graded = preamble(scored)
     if not_graded:
         summary = "\n\n".join([*not_graded, summary])
-    extra = {"isolation": isolation, "max_score": _points(maximum)}
+    extra = {"isolation": isolation, "max_score": _points(maximum), "language": i18n.current()}
     if scope.selection:
-        summary += f" Partial grade: only {scope.selection} ran."
+        summary = i18n.sentences(
+            summary, _("Partial grade: only {selection} ran.").format(selection=scope.selection)
+        )
         extra["partial"] = scope.selection
     if scope.withheld:
         if not scope.selection:
-            summary += f" {_points(scope.withheld)} more points come from hidden tests, graded on Gradescope."
+            summary = i18n.sentences(
+                summary,
+                _("{points} more points come from hidden tests, graded on Gradescope.").format(
+                    points=_points(scope.withheld)
+                ),
+            )
         extra["withheld_points"] = _points(scope.withheld)
     return {
         "score": _points(total),
@@ -210,8 +262,8 @@ def error_results(message: str) -> dict:
         "score": 0,
         "execution_time": 0,
         "tests": [],
-        "output": f"The autograder could not grade this submission: {message}",
-        "extra_data": {"error": message},
+        "output": _("The autograder could not grade this submission: {message}").format(message=message),
+        "extra_data": {"error": message, "language": i18n.current()},
     }
 
 
@@ -272,8 +324,8 @@ def terminal_width() -> int:
 
 
 def _name_lines(name: str, width: int) -> list[str]:
-    """A test's name in lines of at most `width` characters, whole: wrapped at spaces, never cut."""
-    return textwrap.wrap(name, width, break_long_words=True, break_on_hyphens=False) or [""]
+    """A test's name in lines of at most `width` columns, whole: wrapped at spaces, never cut."""
+    return textwidth.wrap(name, width, break_long_words=True, break_on_hyphens=False) or [""]
 
 
 def _numbers(tests: list[Scored]) -> str:
@@ -284,11 +336,12 @@ def _numbers(tests: list[Scored]) -> str:
             runs[-1].append(s.entry.number)
         else:
             runs.append([s.entry.number])
-    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+    return i18n.listing(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def _tests(group: list[_Indexed]) -> str:
-    return ("test " if len(group) == 1 else "tests ") + _numbers(group)
+    numbers = _numbers(group)
+    return (_("test {numbers}") if len(group) == 1 else _("tests {numbers}")).format(numbers=numbers)
 
 
 def stubs(scored: list[Scored]) -> dict[str, list[Scored]]:
@@ -315,11 +368,11 @@ class _Indexed:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    """Each line wrapped at `width`, its indentation kept; long words (paths, reprs) are not cut."""
+    """Each line wrapped at `width` columns, its indentation kept; long words (paths, reprs) are not cut."""
     out = []
     for line in text.splitlines():
         indent = line[: len(line) - len(line.lstrip())]
-        out += textwrap.wrap(
+        out += textwidth.wrap(
             line,
             width,
             subsequent_indent=indent + "  ",
@@ -334,17 +387,23 @@ def total_line(scored: list[Scored], scope: Scope = Scope()) -> list[str]:
     """The total, with what it leaves out: unselected tests, and hidden ones graded on Gradescope."""
     total = sum(s.score for s in scored)
     maximum = sum(s.entry.points for s in scored)
-    line = f"Total: {_points(total)} / {_points(maximum)}"
+    said = {"total": _points(total), "maximum": _points(maximum), "withheld": _points(scope.withheld)}
     lines = []
     if scope.withheld and not scope.selection:
-        line += f" here; {_points(scope.withheld)} more points from hidden tests are graded on Gradescope"
-    lines.append(line)
+        line = _(
+            "Total: {total} / {maximum} here; {withheld} more points from hidden tests are graded on Gradescope"
+        )
+    else:
+        line = _("Total: {total} / {maximum}")
+    lines.append(line.format(**said))
     if scope.selection:
         lines.append(
-            f"Partial grade: only {scope.selection} ran ({_points(maximum)} of the "
-            f"{_points(scope.total_points)} points here)."
+            _("Partial grade: only {selection} ran ({maximum} of the {points} points here).").format(
+                selection=scope.selection, maximum=_points(maximum), points=_points(scope.total_points)
+            )
         )
-        lines.append(f"Run {scope.full_grade} for the full grade.")
+        command = scope.full_grade or _("`make grade` (no PART or TESTS)")
+        lines.append(_("Run {command} for the full grade.").format(command=command))
     return lines
 
 
@@ -357,25 +416,36 @@ def terminal(
     the next lines of its column, feedback is wrapped; tests stopped by the same unwritten function
     share one line (`stubs`)."""
     width = width or terminal_width()
-    status_w = max([len(s.status) for s in scored] + [15])  # NOT_IN_CONTRACT is the longest
+    w = textwidth.width
+    statuses = [status_words(s.status) for s in scored]
+    # As wide as the statuses every grade may show ("not implemented": 15 columns in English), or
+    # as the longest here (NOT_IN_CONTRACT, in a CS336 grade).
+    usual = ("passed", "failed", "not implemented", NOT_GRADED)
+    status_w = max([w(t) for t in statuses] + [w(status_words(u)) for u in usual])
     fixed = 6 + 1 + 1 + 9 + 2 + status_w + 1 + 7  # number, points, status, time and the spaces between
     name_w = max(12, width - fixed)
-    name_w = min(name_w, max([len(s.entry.name) for s in scored] + [4]))
-    header = f"{'#':<6} {'test':<{name_w}} {'points':>9}  {'status':<{status_w}} {'time':>7}"
+    names = [s.entry.shown_name() for s in scored]
+    name_w = min(name_w, max([w(n) for n in names] + [4, w(_("test"))]))
+    pad, right = textwidth.ljust, textwidth.rjust
+    words = {"test": _("test"), "points": _("points"), "status": _("status"), "time": _("time")}
+    header = (
+        f"{'#':<6} {pad(words['test'], name_w)} {right(words['points'], 9)}  "
+        f"{pad(words['status'], status_w)} {right(words['time'], 7)}"
+    )
     lines = []
     for banner in preamble(scored):
         lines += [*_wrap(banner, width), ""]
-    lines += [header, "-" * len(header)]
-    for s in scored:
+    lines += [header, "-" * w(header)]
+    for s, name, status in zip(scored, names, statuses):
         pts = f"{_points(s.score)}/{_points(s.entry.points)}"
-        first, *rest = _name_lines(s.entry.name, name_w)
+        first, *rest = _name_lines(name, name_w)
         lines.append(
-            f"{s.entry.number:<6} {first:<{name_w}} {pts:>9}  {s.status:<{status_w}} {s.duration:>6.2f}s"
+            f"{s.entry.number:<6} {pad(first, name_w)} {pts:>9}  {pad(status, status_w)} {s.duration:>6.2f}s"
         )
         lines += [f"{'':<6} {more}" for more in rest]
     gates = [s for s in scored if s.figures]
     if gates:
-        lines += ["", "Measured (1.00x is the limit; less passes):"]
+        lines += ["", _("Measured (1.00x is the limit; less passes):")]
         lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
     earlier, later = same_cause(scored), later_tests(scored)
     alike: dict[str, list[str]] = {}  # a same-cause line -> the tests (without output) it stands for
@@ -391,26 +461,29 @@ def terminal(
             if s.feedback not in stubs_told:  # one line each, the stubs' lines together
                 lines += [] if stub_last else [""]
                 stubs_told.add(s.feedback)
-                lines += _wrap(f"--- {s.feedback.rstrip('.')}: {_tests(group)}", width)
+                lines += _wrap(f"--- {s.feedback.rstrip('.。')}: {_tests(group)}", width)
                 stub_last = True
             continue
         if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
             lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
             if s.output:
-                lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
+                lines += _wrap(output_note(s.output).rstrip(), width)
             stub_last = False
         elif k in earlier:  # the first test of this cause said it all: one line for all alike
             said = _same_cause_line(s, earlier[k])
             if s.output:
                 lines += ["", *_wrap(f"--- {s.entry.number}: {said[0].lower()}{said[1:]}", width)]
-                lines += _wrap((OUTPUT_NOTE + s.output).rstrip(), width)
+                lines += _wrap(output_note(s.output).rstrip(), width)
             elif said not in told:
                 told.add(said)
-                numbers = ", ".join(alike[said])
+                numbers = i18n.listing(alike[said])
                 lines += ["", *_wrap(f"--- {numbers}: {said[0].lower()}{said[1:]}", width)]
             stub_last = False
         elif s.status not in ("passed", NOT_IN_CONTRACT):
-            lines += ["", *_wrap(f"--- {s.entry.number} {s.entry.name}: {s.status}", width)]
+            lines += [
+                "",
+                *_wrap(f"--- {s.entry.number} {s.entry.shown_name()}: {status_words(s.status)}", width),
+            ]
             lines += _wrap(test_output(s, None, later.get(s.entry.number, [])).rstrip(), width)
             stub_last = False
     lines.append("")
@@ -427,7 +500,7 @@ def next_step(scored: list[Scored], scope: Scope, contract: str) -> str | None:
     CS336 repository, which is not submitted this way)."""
     if contract != "kit" or scope.selection or not scored or any(s.score < s.entry.points for s in scored):
         return None
-    return (
+    return _(
         "Every test here passes. Next: `make submission` writes submission.zip; upload it to "
         "Gradescope (assignment/README.md, Submitting)."
     )

@@ -6,6 +6,7 @@ total = 100                         # optional: what the points add up to; a rub
 id = "test_part1.py::test_trace"   # pytest node id relative to tests/graded; a parametrized
 number = "1.1"                      # test's id covers all its cases (all must pass)
 name = "CharBPE reproduces the worked trace"
+name_zh = "CharBPE 重现讲解中的示例"      # optional: the name a Chinese report shows (grader/i18n.py)
 part = 1                            # 1, 2, 3 or "efficiency"
 points = 4
 visibility = "visible"              # visible | hidden | after_due_date | after_published
@@ -20,6 +21,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import i18n
 from .errors import RubricError
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
@@ -34,6 +36,13 @@ class Entry:
     part: int | str
     points: float
     visibility: str
+    name_zh: str | None = None  # the name in a Chinese report (English when the rubric has none)
+
+    def shown_name(self) -> str:
+        """The name in the report's language: a rubric without it falls back to the English one."""
+        if i18n.current() == "zh" and self.name_zh:
+            return self.name_zh
+        return self.name
 
     def covers(self, nodeid: str) -> bool:
         return nodeid == self.id or (nodeid.startswith(self.id + "[") and "[" not in self.id)
@@ -73,6 +82,7 @@ def load(path: Path) -> list[Entry]:
                 part=t["part"],
                 points=t["points"],
                 visibility=t.get("visibility", "visible"),
+                name_zh=t.get("name_zh"),
             )
         except (KeyError, TypeError) as e:
             raise RubricError(f"{where}: missing key {e}") from None
@@ -80,6 +90,8 @@ def load(path: Path) -> list[Entry]:
             raise RubricError(f"{where}: id must look like 'test_file.py::test_name'")
         if not isinstance(entry.number, str) or not isinstance(entry.name, str):
             raise RubricError(f"{where}: number and name must be strings")
+        if entry.name_zh is not None and not (isinstance(entry.name_zh, str) and entry.name_zh.strip()):
+            raise RubricError(f"{where}: name_zh, when given, must be a non-empty string")
         if entry.part not in PARTS or isinstance(entry.part, bool):
             raise RubricError(f'{where}: part must be one of 1, 2, 3, "efficiency"')
         if isinstance(entry.points, bool) or not isinstance(entry.points, (int, float)) or entry.points < 0:

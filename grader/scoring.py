@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .charges import charge
 from .errors import RubricError
+from .i18n import _
 from .rubric import Entry, number_key
 
 NOT_IN_CONTRACT = "not part of this contract"  # a kit test the chosen contract leaves out (0 of 0)
@@ -49,7 +50,7 @@ def score(
         mine = [r for r in records if entry.covers(r["nodeid"])]
         if not mine:
             if not partial_run:
-                results.append(Scored(entry, "not run", 0, "This test did not run.", "", 0.0))
+                results.append(Scored(entry, "not run", 0, _("This test did not run."), "", 0.0))
             continue
         bad = [r for r in mine if r["status"] != "passed"]
         duration = sum(r["duration"] for r in mine)
@@ -77,7 +78,10 @@ def score(
             continue
         if len(mine) > 1:
             case = first["nodeid"][len(entry.id) :]
-            feedback = f"{len(bad)} of {len(mine)} cases failed; first: {case}\n{feedback}"
+            said = _("{failed} of {cases} cases failed; first: {case}").format(
+                failed=len(bad), cases=len(mine), case=case
+            )
+            feedback = f"{said}\n{feedback}"
         status = "not implemented" if all(r["status"] == "not implemented" for r in bad) else first["status"]
         if status == "skipped":
             status = "failed"

@@ -1,8 +1,10 @@
-"""What every lab shares: loading your `bpe`, turning "not implemented yet" into advice, tables."""
+"""What every lab shares: loading your `bpe`, turning "not implemented yet" into advice, tables,
+and the language the labs speak (English or Chinese, as the handout)."""
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import time
 import traceback
@@ -10,36 +12,103 @@ import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
+LANGUAGES = ("en", "zh")
+
+# The words every lab shares; each lab has its own WORDS, with the same keys in every language.
+WORDS = {
+    "en": {
+        "error": "error: {message}",
+        "no_lab": "no lab called {name!r}; choose one of: {names}",
+        "a_function": "a function",
+        "needs": "\nThis lab needs {what}, which still raises NotImplementedError.\n"
+        "It uses: {needs}.\nImplement it, then run `make lab NAME={name}` again.",
+        "raised": "\nerror: your code raised {error}",
+        "where": " (in {function}, {file} line {line})",
+        "is_a_file": "{submission}: the labs run on a folder that contains bpe/, not on a file (unzip it first)",
+        "no_package": "{submission}: no bpe/__init__.py in this folder (use --submission DIR, "
+        "where DIR contains your bpe/ folder)",
+        "syntax": "{file}, line {line}: {message}",
+        "import_failed": "importing your bpe failed: {error}",
+        "elsewhere": "imported bpe from {found}, not from {folder}",
+        "no_corpus": "this lab needs data/corpus.py from the assignment folder; run it from "
+        "the folder that contains data/ and assignment/",
+        "description": "Run an experiment on your own tokenizer.",
+        "labs": "labs:",
+        "name_help": "which lab to run (see the list below)",
+        "submission_help": "folder that contains your bpe/ package (default: starter)",
+        "lang_help": "the language of the lab's words: en or zh (default: from LANG, zh for a zh_* locale)",
+        "yes": "yes",
+        "no": "NO",
+    },
+    "zh": {
+        "error": "错误：{message}",
+        "no_lab": "没有叫 {name!r} 的实验；可选的有：{names}",
+        "a_function": "一个函数",
+        "needs": "\n这个实验需要 {what}，但它还在引发 NotImplementedError。\n"
+        "它用到：{needs}。\n先实现它，然后再运行 `make lab NAME={name}`。",
+        "raised": "\n错误：你的代码引发了 {error}",
+        "where": "（在 {function} 中，{file} 第 {line} 行）",
+        "is_a_file": "{submission}：实验要在一个含有 bpe/ 的文件夹上运行，而不是在文件上（先解压）",
+        "no_package": "{submission}：这个文件夹里没有 bpe/__init__.py（用 --submission DIR，"
+        "DIR 是含有你的 bpe/ 文件夹的那个文件夹）",
+        "syntax": "{file}，第 {line} 行：{message}",
+        "import_failed": "导入你的 bpe 失败：{error}",
+        "elsewhere": "导入的 bpe 来自 {found}，而不是 {folder}",
+        "no_corpus": "这个实验需要作业文件夹里的 data/corpus.py；请在含有 data/ 和 assignment/ "
+        "的文件夹里运行",
+        "description": "在你自己的分词器上做一个实验。",
+        "labs": "实验：",
+        "name_help": "要运行哪个实验（见下面的列表）",
+        "submission_help": "含有你的 bpe/ 包的文件夹（默认：starter）",
+        "lang_help": "实验输出的语言：en 或 zh（默认：按 LANG，zh_* 语言环境为 zh）",
+        "yes": "是",
+        "no": "否",
+    },
+}
+
+
+def language(environ=os.environ) -> str:
+    """The labs' language when --lang is not given: the locale's (LC_ALL, then LC_MESSAGES, then
+    LANG, in POSIX's order), Chinese for any zh locale (`zh_CN.UTF-8`, `zh`), English otherwise."""
+    for key in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if value := environ.get(key):
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
 
 class LabError(Exception):
-    """A problem the lab explains in one line (no traceback): bad folder, import error, ..."""
+    """A problem the lab explains in one line (no traceback): bad folder, import error, ...
+
+    It holds a key of WORDS and the values to fill in, so it is said in the lab's language."""
+
+    def __init__(self, key: str, **fields):
+        super().__init__(key)
+        self.key, self.fields = key, fields
+
+    def message(self, lang: str) -> str:
+        return WORDS[lang][self.key].format(**self.fields)
 
 
-def load_bpe(submission: Path):
+def load_bpe(submission: Path, lang: str = "en"):
     """Import the `bpe` package found in `submission` (a folder that contains bpe/)."""
     folder = submission.resolve()
     if folder.is_file():
-        raise LabError(
-            f"{submission}: the labs run on a folder that contains bpe/, not on a file (unzip it first)"
-        )
+        raise LabError("is_a_file", submission=submission)
     if not (folder / "bpe" / "__init__.py").is_file():
-        raise LabError(
-            f"{submission}: no bpe/__init__.py in this folder (use --submission DIR, "
-            "where DIR contains your bpe/ folder)"
-        )
+        raise LabError("no_package", submission=submission)
     for name in [n for n in sys.modules if n == "bpe" or n.startswith("bpe.")]:
         del sys.modules[name]
     sys.path.insert(0, str(folder))  # the student's package is found by its folder, as Python would
     try:
         module = importlib.import_module("bpe")
     except SyntaxError as error:
-        raise LabError(f"{error.filename}, line {error.lineno}: {error.msg}") from None
+        raise LabError("syntax", file=error.filename, line=error.lineno, message=error.msg) from None
     except Exception as error:
-        raise LabError(f"importing your bpe failed: {describe(error, folder)}") from None
+        raise LabError("import_failed", error=describe(error, folder, lang)) from None
     finally:
         sys.path.remove(str(folder))
     if not Path(module.__file__).resolve().is_relative_to(folder):
-        raise LabError(f"imported bpe from {module.__file__}, not from {folder}")
+        raise LabError("elsewhere", found=module.__file__, folder=folder)
     return module
 
 
@@ -53,13 +122,13 @@ def student_frame(error: BaseException, folder: Path):
     return frames[-1] if frames else None
 
 
-def describe(error: BaseException, folder: Path) -> str:
+def describe(error: BaseException, folder: Path, lang: str = "en") -> str:
     """One line: the exception and where in the student's code it was raised."""
     text = f"{type(error).__name__}: {error}"
     frame = student_frame(error, folder)
     if frame is not None:
         where = Path(frame.filename).resolve().relative_to(folder.resolve())
-        text += f" (in {frame.name}, {where} line {frame.lineno})"
+        text += WORDS[lang]["where"].format(function=frame.name, file=where, line=frame.lineno)
     return text
 
 
@@ -88,7 +157,7 @@ def width(text: str) -> int:
 
 def heading(title: str) -> None:
     print(title)
-    print("=" * len(title))
+    print("=" * width(title))
 
 
 def show(text: str) -> str:
@@ -110,10 +179,7 @@ def corpus():
     try:  # `python -m assignment.labs` from the kit's folder: data/ is beside assignment/
         from data import corpus as module
     except ImportError:
-        raise LabError(
-            "this lab needs data/corpus.py from the assignment folder; run it from "
-            "the folder that contains data/ and assignment/"
-        ) from None
+        raise LabError("no_corpus") from None
     return module
 
 

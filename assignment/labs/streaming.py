@@ -6,11 +6,48 @@ import tempfile
 import tracemalloc
 from pathlib import Path
 
+from ._common import WORDS as COMMON
 from ._common import corpus, heading, table
 
-TITLE = "encode_iterable vs encode on a whole file: same ids, less memory (Part 3)"
-NEEDS = "train_bpe (Part 2), BPETokenizer encode and encode_iterable (Part 3)"
 EOT = "<|endoftext|>"
+WORDS = {
+    "en": {
+        "title": "encode_iterable vs encode on a whole file: same ids, less memory (Part 3)",
+        "needs": "train_bpe (Part 2), BPETokenizer encode and encode_iterable (Part 3)",
+        "heading": "Lab streaming: encode_iterable vs encode",
+        "open_file": "the open file (line by line)",
+        "chunks": "chunks of {size} characters",
+        "one_char": "chunks of 1 character",
+        "intro": "encode(whole file) gives {ids} ids. encode_iterable must give the same "
+        "ids whatever\nthe chunks: a chunk may end inside a word or inside {eot!r}.\n",
+        "columns": ["encode_iterable over", "ids", "same as encode?"],
+        "at_token": "at token {i}",
+        "length": "length {got} vs {expected}",
+        "no": "NO, first difference {where}",
+        "peak": "\nPeak memory allocated while counting the ids of this {size} KiB file:",
+        "memory_columns": ["method", "peak KiB"],
+        "notice": "\nNotice: a streamed file never has to fit in memory, which matters for 825 GB. (Your "
+        "cache\nfills up in both runs: memory that stays bounded, whatever the file size.)",
+    },
+    "zh": {
+        "title": "在整个文件上比较 encode_iterable 与 encode：编号相同，内存更少（第 3 部分）",
+        "needs": "train_bpe（第 2 部分）、BPETokenizer 的 encode 和 encode_iterable（第 3 部分）",
+        "heading": "实验 streaming：encode_iterable 与 encode",
+        "open_file": "打开的文件（一行一行）",
+        "chunks": "{size} 个字符的块",
+        "one_char": "1 个字符的块",
+        "intro": "encode(整个文件) 给出 {ids} 个编号。不管怎样分块，encode_iterable 都必须给出\n"
+        "同样的编号：一块可能在一个单词中间结束，也可能在 {eot!r} 中间结束。\n",
+        "columns": ["encode_iterable 的输入", "编号数", "与 encode 相同？"],
+        "at_token": "在第 {i} 个词元",
+        "length": "长度 {got} 对 {expected}",
+        "no": "否，第一处不同：{where}",
+        "peak": "\n统计这个 {size} KiB 文件的编号时分配的内存峰值：",
+        "memory_columns": ["方法", "峰值 KiB"],
+        "notice": "\n注意：流式处理的文件从来不必整个放进内存，这对 825 GB 的数据很重要。（你的缓存\n"
+        "在两次运行中都会填满：它占的内存有上限，与文件大小无关。）",
+    },
+}
 
 
 def _chunks(text: str, size: int):
@@ -18,11 +55,11 @@ def _chunks(text: str, size: int):
         yield text[start : start + size]
 
 
-def _first_difference(a: list[int], b: list[int]) -> str:
+def _first_difference(a: list[int], b: list[int], lang: str = "en") -> str:
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y:
-            return f"at token {i}"
-    return "" if len(a) == len(b) else f"length {len(b):,} vs {len(a):,}"
+            return WORDS[lang]["at_token"].format(i=i)
+    return "" if len(a) == len(b) else WORDS[lang]["length"].format(got=f"{len(b):,}", expected=f"{len(a):,}")
 
 
 def _peak_kib(fn) -> float:
@@ -34,8 +71,9 @@ def _peak_kib(fn) -> float:
         tracemalloc.stop()
 
 
-def run(bpe) -> None:
-    heading("Lab streaming: encode_iterable vs encode")
+def run(bpe, lang: str = "en") -> None:
+    words = WORDS[lang]
+    heading(words["heading"])
     gen = corpus().generate_text
     with tempfile.TemporaryDirectory() as tmp:
         train = Path(tmp) / "train.txt"
@@ -48,23 +86,14 @@ def run(bpe) -> None:
         rows = []
         with open(path, encoding="utf-8", newline="") as f:
             ids = list(tok.encode_iterable(f))
-        rows.append(["the open file (line by line)", f"{len(ids):,}", _verdict(whole, ids)])
+        rows.append([words["open_file"], f"{len(ids):,}", _verdict(whole, ids, lang)])
         text = path.read_text(encoding="utf-8")
         for size in (4096, 7, 1):
             ids = list(tok.encode_iterable(_chunks(text, size)))
-            rows.append(
-                [
-                    f"chunks of {size} character{'s' if size > 1 else ''}",
-                    f"{len(ids):,}",
-                    _verdict(whole, ids),
-                ]
-            )
-        print(
-            f"encode(whole file) gives {len(whole):,} ids. encode_iterable must give the same "
-            "ids whatever\nthe chunks: a chunk may end inside a word or inside "
-            f"{EOT!r}.\n"
-        )
-        print(table(["encode_iterable over", "ids", "same as encode?"], rows, right={1}))
+            label = words["chunks"].format(size=size) if size > 1 else words["one_char"]
+            rows.append([label, f"{len(ids):,}", _verdict(whole, ids, lang)])
+        print(words["intro"].format(ids=f"{len(whole):,}", eot=EOT))
+        print(table(words["columns"], rows, right={1}))
 
         def whole_file():
             with open(path, encoding="utf-8", newline="") as f:
@@ -74,11 +103,10 @@ def run(bpe) -> None:
             with open(path, encoding="utf-8", newline="") as f:
                 sum(1 for _ in tok.encode_iterable(f))
 
-        size_kib = path.stat().st_size / 1024
-        print(f"\nPeak memory allocated while counting the ids of this {size_kib:,.0f} KiB file:")
+        print(words["peak"].format(size=f"{path.stat().st_size / 1024:,.0f}"))
         print(
             table(
-                ["method", "peak KiB"],
+                words["memory_columns"],
                 [
                     ["encode(f.read())", f"{_peak_kib(whole_file):,.0f}"],
                     ["encode_iterable(f)", f"{_peak_kib(streamed):,.0f}"],
@@ -86,12 +114,9 @@ def run(bpe) -> None:
                 right={1},
             )
         )
-    print(
-        "\nNotice: a streamed file never has to fit in memory, which matters for 825 GB. (Your "
-        "cache\nfills up in both runs: memory that stays bounded, whatever the file size.)"
-    )
+    print(words["notice"])
 
 
-def _verdict(expected: list[int], got: list[int]) -> str:
-    where = _first_difference(expected, got)
-    return "yes" if not where else f"NO, first difference {where}"
+def _verdict(expected: list[int], got: list[int], lang: str = "en") -> str:
+    where = _first_difference(expected, got, lang)
+    return COMMON[lang]["yes"] if not where else WORDS[lang]["no"].format(where=where)

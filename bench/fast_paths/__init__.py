@@ -160,7 +160,7 @@ def load(bpe):
 
         def encode(self, text: str) -> list[int]:
             ids: list[int] = []
-            for piece in bpe._specials.split_with(text, self._special_re):
+            for piece in bpe.tokenizer._split_with(text, self._special_re):
                 special_id = self._special_ids.get(piece)
                 if special_id is not None:
                     ids.append(special_id)
@@ -171,7 +171,7 @@ def load(bpe):
     def train_bpe(input_path, vocab_size, special_tokens):
         """The reference's trainer, with the fast pre-tokenizer wherever it pre-tokenizes."""
         with contextlib.ExitStack() as stack:
-            for module in (bpe._pretoken_counts, bpe._streaming):
+            for module in (bpe.training, bpe.tokenizer):
                 stack.enter_context(_swapped(module, "pretokenize", pretokenize))
             return bpe.train_bpe(input_path, vocab_size, special_tokens)
 

@@ -21,13 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from grader.checks.diagnose import reference_split
+from grader.checks.encoding_check import unknown_id
 from grader.checks.shapes import check_ids
+from grader.i18n import N_, _
 
 PAIR_CUTS_UP_TO = 24  # characters: texts this short are also cut at every pair of points
 # Chunkings per stream: a few KB, so an encode_iterable that is slow on a long stream (it re-reads
 # all it holds at every chunk) still meets 3.10's per-call CPU limit, which a correct one does.
 STREAM_CHUNKINGS = 64
-HINT = (
+HINT = N_(
     "Hint: after each chunk, yield only what no later text can change and keep the rest for the next "
     'chunk: the last pre-token, the one before it too when together they may still become one ("\'l" '
     'then "l" is "\'ll"), and anything that may still become a special token. Encode each pre-token '
@@ -64,17 +66,17 @@ def _encode_iterable(tok, chunks: list[str]) -> list[int]:
 
 
 def _shown(vocab: dict[int, bytes], ids: list[int]) -> str:
-    return "[" + ", ".join(repr(vocab[i]) if i in vocab else f"<unknown id {i}>" for i in ids) + "]"
+    return "[" + ", ".join(repr(vocab[i]) if i in vocab else unknown_id(i) for i in ids) + "]"
 
 
 def _differ(vocab: dict[int, bytes], expected: list[int], got: list[int]) -> list[str]:
     k = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
     return [
-        f"  encode gives           {expected}",
+        _("  encode gives           {ids}").format(ids=expected),
         f"                       = {_shown(vocab, expected)}",
-        f"  encode_iterable gives  {got}",
+        _("  encode_iterable gives  {ids}").format(ids=got),
         f"                       = {_shown(vocab, got)}",
-        f"  the first difference is at position {k}.",
+        _("  the first difference is at position {position}.").format(position=k),
     ]
 
 
@@ -104,10 +106,16 @@ def first_failure(
             if _encode_iterable(tok, stream) != want:  # an error it raised is raised again here
                 return Failure(
                     text,
-                    f"encode_iterable gives encode's ids for {text!r} however it is chunked, but not "
-                    f"when {len(group)} chunkings of it follow each other in one stream, each followed "
-                    f"by the special token {sep!r}.\nA special token ends every pre-token before it: "
-                    "nothing held back before it may be yielded after it, or yielded twice.",
+                    _(
+                        "encode_iterable gives encode's ids for {text} however it is chunked, but not "
+                        "when {count} chunkings of it follow each other in one stream, each followed "
+                        "by the special token {special}."
+                    ).format(text=repr(text), count=len(group), special=repr(sep))
+                    + "\n"
+                    + _(
+                        "A special token ends every pre-token before it: nothing held back before it may "
+                        "be yielded after it, or yielded twice."
+                    ),
                 )
     found = _first_wrong(tok, one_by_one, expected)
     return None if found is None else _failure(vocab, text, *found)
@@ -132,10 +140,11 @@ def _first_wrong(
 
 def _failure(vocab, text: str, chunks: list[str], expected: list[int], got: list[int]) -> Failure:
     lines = [
-        f"encode_iterable({chunks!r}) should give the ids of encode({text!r}), the joined text "
-        "(your encode gives the right ones):",
+        _(
+            "{call} should give the ids of {joined}, the joined text (your encode gives the right ones):"
+        ).format(call=f"encode_iterable({chunks!r})", joined=f"encode({text!r})"),
         *_differ(vocab, expected, got),
-        HINT,
+        _(HINT),
     ]
     return Failure(text, "\n".join(lines))
 

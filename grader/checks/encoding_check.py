@@ -19,6 +19,7 @@ from grader.checks.diagnose import (
 )
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_ids
+from grader.i18n import N_, _
 
 
 @dataclass
@@ -81,7 +82,11 @@ def diagnosed_pieces(bpe, facts: TokenizerFacts, finding, text: str, got, messag
 
 
 def _tokens(vocab: dict[int, bytes], ids: list[int]) -> str:
-    return "[" + ", ".join(repr(vocab[i]) if i in vocab else f"<unknown id {i}>" for i in ids) + "]"
+    return "[" + ", ".join(repr(vocab[i]) if i in vocab else unknown_id(i) for i in ids) + "]"
+
+
+def unknown_id(i: int) -> str:
+    return _("<unknown id {id}>").format(id=i)
 
 
 def explain_ids(
@@ -93,33 +98,38 @@ def explain_ids(
         return None
     vocab = facts.vocab
     lines = [
-        f"encode({text!r}) is wrong.",
-        f"  expected {expected}",
+        _("{call} is wrong.").format(call=f"encode({text!r})"),
+        _("  expected {ids}").format(ids=expected),
         f"         = {_tokens(vocab, expected)}",
-        f"  got      {got}",
+        _("  got      {ids}").format(ids=got),
         f"         = {_tokens(vocab, got)}",
     ]
     k = next((i for i, (e, g) in enumerate(zip(expected, got)) if e != g), min(len(expected), len(got)))
-    lines.append(f"  the first difference is at position {k}.")
+    lines.append(_("  the first difference is at position {position}.").format(position=k))
     if not hint:
         return "\n".join(lines)
     same_bytes = all(i in vocab for i in got) and b"".join(vocab[i] for i in got) == text.encode("utf-8")
     specials = [s for s in facts.special_tokens if s in text]
     if specials and any(facts.id_of(s.encode("utf-8")) not in got for s in specials):
         lines.append(
-            "Hint: each special token must become its single id; when special tokens overlap, "
-            "the longest one wins."
+            _(
+                "Hint: each special token must become its single id; when special tokens overlap, "
+                "the longest one wins."
+            )
         )
     elif same_bytes:
         lines.append(
-            "Hint: your tokens spell the right bytes but are split differently. Inside each "
-            "pre-token, repeatedly merge the pair with the LOWEST merge rank (the earliest "
-            "learned merge) until no learned pair is left."
+            _(
+                "Hint: your tokens spell the right bytes but are split differently. Inside each "
+                "pre-token, repeatedly merge the pair with the LOWEST merge rank (the earliest "
+                "learned merge) until no learned pair is left."
+            )
         )
     elif all(i in vocab for i in got):
         lines.append(
-            f"Hint: your tokens spell {b''.join(vocab[i] for i in got)!r}, which is not the text's "
-            f"UTF-8 bytes {text.encode('utf-8')!r}."
+            _("Hint: your tokens spell {spelled}, which is not the text's UTF-8 bytes {text}.").format(
+                spelled=repr(b"".join(vocab[i] for i in got)), text=repr(text.encode("utf-8"))
+            )
         )
     return "\n".join(lines)
 
@@ -127,7 +137,7 @@ def explain_ids(
 ENCODE_ORDER = {
     "key": "encode merge order",
     "where": "encode",
-    "summary": "your encode merges pairs in another order than their rank",
+    "summary": N_("your encode merges pairs in another order than their rank"),  # translated when raised
     "one_fault": True,
 }
 
@@ -171,7 +181,7 @@ def _spelling(vocab: dict[int, bytes], tokens, raw: bytes) -> list[bytes] | None
 SPECIALS_SPELLED_OUT = {
     "key": "encode spells out special tokens",
     "where": "encode",
-    "summary": "your encode does not keep special tokens whole",
+    "summary": N_("your encode does not keep special tokens whole"),  # translated when raised
     "one_fault": True,
 }
 
@@ -231,9 +241,11 @@ def check_encoded(
         raise diagnosed_pieces(bpe, facts, finding, text, got, message, exercised)
     message = intro + explain_ids(facts, text, expected, got) + outro
     if merged_in_another_order(facts, text, got):
-        raise Diagnosed(message, dict(ENCODE_ORDER))
+        summary = ENCODE_ORDER["summary"]
+        raise Diagnosed(message, dict(ENCODE_ORDER, summary=_(summary)))
     if specials_spelled_out(facts, text, got):
-        raise Diagnosed(message, dict(SPECIALS_SPELLED_OUT))
+        summary = SPECIALS_SPELLED_OUT["summary"]
+        raise Diagnosed(message, dict(SPECIALS_SPELLED_OUT, summary=_(summary)))
     raise AssertionError(message)
 
 

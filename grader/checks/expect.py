@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from grader.i18n import _
+
 
 def expect_error(expected: type[BaseException], call, description: str, why: str) -> BaseException:
     """Run `call()`; return the exception if it is an `expected`; otherwise fail in plain words."""
@@ -13,9 +15,16 @@ def expect_error(expected: type[BaseException], call, description: str, why: str
         raise  # a stub: reported as "not implemented", not as a wrong exception
     except Exception as error:  # the student's exception, of another type
         raise AssertionError(
-            f"{description} should raise {expected.__name__} ({why}), but it raised "
-            f"{getattr(error, 'remote_type', type(error).__name__)}: {error}"
+            _("{call} should raise {expected} ({why}), but it raised {error}: {message}").format(
+                call=description,
+                expected=expected.__name__,
+                why=why,
+                error=getattr(error, "remote_type", type(error).__name__),
+                message=error,
+            )
         ) from None
     raise AssertionError(
-        f"{description} should raise {expected.__name__} ({why}), but it returned {value!r:.200}"
+        _("{call} should raise {expected} ({why}), but it returned {value:.200}").format(
+            call=description, expected=expected.__name__, why=why, value=repr(value)
+        )
     )

@@ -15,11 +15,12 @@ from __future__ import annotations
 from grader.checks import golden, oracles_here
 from grader.checks.messages import first_difference
 from grader.checks.tie_probe import counts_confirmed
+from grader.i18n import N_, _
 
 TIE_BREAK = {
     "key": "tie-break",
     "where": "train_bpe",
-    "summary": "ties broken another way in train_bpe",
+    "summary": N_("ties broken another way in train_bpe"),  # translated when charged (`tie_break_cause`)
     "one_fault": True,
 }
 
@@ -53,20 +54,26 @@ EOT = "<|endoftext|>"
 EOT_APART = "<|endoftext|> apart whatever the list"
 EOT_SHAPES = {
     "removed": (
-        "train_bpe treats <|endoftext|> as a special token though it is not listed",
-        "Only the special tokens passed in special_tokens are special: here '<|endoftext|>' is "
-        "ordinary text, pre-tokenized and merged like any other.",
+        N_("train_bpe treats <|endoftext|> as a special token though it is not listed"),
+        N_(
+            "Only the special tokens passed in special_tokens are special: here '<|endoftext|>' is "
+            "ordinary text, pre-tokenized and merged like any other."
+        ),
     ),
     "cut": (
-        "train_bpe cuts the file at <|endoftext|> though it is not a listed special token",
-        "Your trainer cuts the text into chunks before each '<|endoftext|>' (to pre-tokenize them "
-        "apart, or in parallel), but here it is not a special token: a cut there splits the "
-        "pre-token it falls in. Cut only at the special tokens listed; with none, do not cut.",
+        N_("train_bpe cuts the file at <|endoftext|> though it is not a listed special token"),
+        N_(
+            "Your trainer cuts the text into chunks before each '<|endoftext|>' (to pre-tokenize them "
+            "apart, or in parallel), but here it is not a special token: a cut there splits the "
+            "pre-token it falls in. Cut only at the special tokens listed; with none, do not cut."
+        ),
     ),
     "only": (
-        "train_bpe cuts the text at <|endoftext|> alone, not at the special tokens listed",
-        "Your trainer takes '<|endoftext|>' as the one special token, whatever special_tokens holds: "
-        "cut the text at each special token listed, and at no other.",
+        N_("train_bpe cuts the text at <|endoftext|> alone, not at the special tokens listed"),
+        N_(
+            "Your trainer takes '<|endoftext|>' as the one special token, whatever special_tokens holds: "
+            "cut the text at each special token listed, and at no other."
+        ),
     ),
 }
 
@@ -93,7 +100,7 @@ def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> di
             return {
                 "key": EOT_APART,
                 "where": "train_bpe",
-                "summary": summary,
+                "summary": _(summary),
                 "one_fault": True,
                 "hint": hint,
             }
@@ -107,9 +114,18 @@ def mistake_fault(diagnostics, got: list) -> dict | None:
 
     for key, mistake in BY_ID.items():
         if diagnostics.mistakes.get(key) == list(got):
-            summary = mistake.name.replace(" (", ": ").removesuffix(")")  # read inside parentheses
+            summary = _inside_parentheses(_(mistake.name))
             return {"key": f"mistake {key}", "where": "train_bpe", "summary": summary, "one_fault": True}
     return None
+
+
+def _inside_parentheses(name: str) -> str:
+    """A mistake's name as the "same cause as" line reads it, inside its parentheses: "merged across
+    pre-tokens: no pre-tokenization" for "merged across pre-tokens (no pre-tokenization)"."""
+    for opening, closing, colon in ((" (", ")", ": "), ("（", "）", "：")):
+        if name.endswith(closing) and opening in name:
+            return name.replace(opening, colon, 1).removesuffix(closing)
+    return name
 
 
 def first_merges_fault(text: str, specials, expected: list, got: list, diagnostics) -> dict | None:
@@ -123,7 +139,7 @@ def first_merges_fault(text: str, specials, expected: list, got: list, diagnosti
 SPECIALS_NOT_COUNTED = {
     "key": "merge count: special tokens not in vocab_size",
     "where": "train_bpe",
-    "summary": "train_bpe does not count the special tokens in vocab_size",
+    "summary": N_("train_bpe does not count the special tokens in vocab_size"),  # translated when returned
     "one_fault": True,
 }
 
@@ -142,14 +158,14 @@ def merge_count_fault(expected: list, got: list, n_specials: int = 0, learned_up
         and learned_up_to is not None
         and learned_up_to(len(expected) + n_specials) == list(got)
     ):
-        return dict(SPECIALS_NOT_COUNTED)
-    few = f"{-delta} merge(s) too few" if delta < 0 else f"{delta} merge(s) too many"
-    return {
-        "key": f"merge count {delta:+d}",
-        "where": "train_bpe",
-        "summary": f"train_bpe makes {few}",
-        "one_fault": True,
-    }
+        summary = SPECIALS_NOT_COUNTED["summary"]
+        return dict(SPECIALS_NOT_COUNTED, summary=_(summary))
+    summary = (
+        _("train_bpe makes {count} merge(s) too few")
+        if delta < 0
+        else _("train_bpe makes {count} merge(s) too many")
+    ).format(count=abs(delta))
+    return {"key": f"merge count {delta:+d}", "where": "train_bpe", "summary": summary, "one_fault": True}
 
 
 def tie_break_cause(
@@ -169,7 +185,8 @@ def tie_break_cause(
         return None
     if train is not None and not counts_confirmed(text, list(specials), got, expected, k, train):
         return None
-    return dict(TIE_BREAK)
+    summary = TIE_BREAK["summary"]
+    return dict(TIE_BREAK, summary=_(summary))
 
 
 def vocab_follows(vocab, specials: list[str], merges: list, contract: str = "kit") -> bool:

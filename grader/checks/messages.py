@@ -11,6 +11,7 @@ from grader.checks.diagnose import Diagnosed, Finding
 from grader.checks.golden import Diagnostics
 from grader.checks.mistakes import BY_ID, Mistake
 from grader.checks.render import show, show_pair
+from grader.i18n import _
 
 MAX_TIED_SHOWN = 8
 MISTAKE_LOOKAHEAD = 50  # a mistake is named when it reproduces this many merges past the first difference
@@ -45,74 +46,95 @@ def explain_merges(
     if k is None:
         return None
     if k == 0:
-        lines = ["Your very first merge (merge #0) already differs from the expected one."]
+        lines = [_("Your very first merge (merge #0) already differs from the expected one.")]
     else:
         lines = [
-            f"Your merges match the expected ones for the first {k} merge(s), then differ at merge #{k} "
-            f"(counting from 0)."
+            _(
+                "Your merges match the expected ones for the first {k} merge(s), then differ at merge #{k} "
+                "(counting from 0)."
+            ).format(k=k)
         ]
     if k >= len(got):
         lines.append(
-            f"You stopped after {len(got)} merges, but {len(expected)} were expected "
-            f"(next expected: {show_pair(expected[k])})."
+            _("You stopped after {got} merges, but {expected} were expected (next expected: {pair}).").format(
+                got=len(got), expected=len(expected), pair=show_pair(expected[k])
+            )
         )
-        lines.append("Keep merging until the vocabulary reaches vocab_size, or until no pair is left at all.")
+        lines.append(
+            _("Keep merging until the vocabulary reaches vocab_size, or until no pair is left at all.")
+        )
         if diagnostics.steps[k].top == 1:
             lines.append(
-                "At that point every pair occurs only once: unlike CharBPE, train_bpe still merges "
-                "pairs that occur once."
+                _(
+                    "At that point every pair occurs only once: unlike CharBPE, train_bpe still merges "
+                    "pairs that occur once."
+                )
             )
         return "\n".join(lines)
     if k >= len(expected):
         lines.append(
-            f"You made {len(got)} merges but only {len(expected)} were expected: after that, no pair "
-            f"is left to merge (extra merge: {show_pair(got[k])})."
+            _(
+                "You made {got} merges but only {expected} were expected: after that, no pair "
+                "is left to merge (extra merge: {pair})."
+            ).format(got=len(got), expected=len(expected), pair=show_pair(got[k]))
         )
         return "\n".join(lines)
-    lines.append(f"  expected: {show_pair(expected[k])}")
-    lines.append(f"  got:      {show_pair(got[k])}")
+    lines.append(_("  expected: {pair}").format(pair=show_pair(expected[k])))
+    lines.append(_("  got:      {pair}").format(pair=show_pair(got[k])))
     step = diagnostics.steps[k]
     top = step.top
     tied = [pair for pair, n in step.counts.items() if n == top]
     if step.tied == 1:
         lines.append(
-            f"At that step (after the expected merges before it), the single most frequent pair is "
-            f"{show_pair(tied[0])}, with {top} occurrences."
+            _(
+                "At that step (after the expected merges before it), the single most frequent pair is "
+                "{pair}, with {top} occurrences."
+            ).format(pair=show_pair(tied[0]), top=top)
         )
     else:
         lines.append(
-            f"At that step (after the expected merges before it), {step.tied} pairs are tied at {top} "
-            f"occurrences; the greatest one wins (bytes compared lexicographically):"
+            _(
+                "At that step (after the expected merges before it), {tied} pairs are tied at {top} "
+                "occurrences; the greatest one wins (bytes compared lexicographically):"
+            ).format(tied=step.tied, top=top)
         )
         for pair in tied[:MAX_TIED_SHOWN]:
             lines.append(f"    {show_pair(pair)}")
         if step.tied > MAX_TIED_SHOWN:
-            lines.append(f"    ... and {step.tied - MAX_TIED_SHOWN} more")
+            lines.append("    " + _("... and {count} more").format(count=step.tied - MAX_TIED_SHOWN))
     mine = tuple(got[k])
     made = {bytes([b]) for b in range(256)} | {a + b for a, b in expected[:k]}
     got_count = step.counts.get(mine)
     if got_count == 0 or (got_count is None and (step.others == 0 or not set(mine) <= made)):
         lines.append(
-            f"Your pair {show_pair(mine)} does not occur at all at this step (inside one pre-token, "
-            f"outside special tokens)."
+            _(
+                "Your pair {pair} does not occur at all at this step (inside one pre-token, outside "
+                "special tokens)."
+            ).format(pair=show_pair(mine))
         )
     elif got_count is None and step.others == top:
         pass  # more pairs are tied than stored: it may be one of them, like the listed ones
     elif got_count is None:
         lines.append(
-            f"Your pair {show_pair(mine)} is not among the most frequent pairs at this step: it occurs "
-            f"at most {step.others} time(s)."
+            _(
+                "Your pair {pair} is not among the most frequent pairs at this step: it occurs "
+                "at most {others} time(s)."
+            ).format(pair=show_pair(mine), others=step.others)
         )
     elif got_count != top:
-        lines.append(f"Your pair {show_pair(mine)} occurs only {got_count} time(s) at this step.")
+        lines.append(
+            _("Your pair {pair} occurs only {count} time(s) at this step.").format(
+                pair=show_pair(mine), count=got_count
+            )
+        )
     wrong = matching_mistakes(diagnostics, got, k)
     if len(wrong) == 1:
-        lines.append("Likely cause: " + wrong[0].name + ".")
-        lines.append("  " + wrong[0].explanation)
+        lines.append(_("Likely cause: {mistake}.").format(mistake=_(wrong[0].name)))
+        lines.append("  " + _(wrong[0].explanation))
     elif wrong:
-        lines.append("Your merges are exactly what each of these mistakes gives on this corpus:")
+        lines.append(_("Your merges are exactly what each of these mistakes gives on this corpus:"))
         for mistake in wrong:
-            lines.append(f"  - {mistake.name}: {mistake.explanation}")
+            lines.append(f"  - {_(mistake.name)}: {_(mistake.explanation)}")
     return "\n".join(lines)
 
 
@@ -122,79 +144,110 @@ def explain_vocab(expected: dict[int, bytes], got: dict[int, bytes], n_specials:
         return None
     lines = []
     if len(got) != len(expected):
-        lines.append(f"Your vocabulary has {len(got)} entries; expected {len(expected)}.")
+        lines.append(
+            _("Your vocabulary has {got} entries; expected {expected}.").format(
+                got=len(got), expected=len(expected)
+            )
+        )
     missing = sorted(set(expected) - set(got))
     extra = sorted(set(got) - set(expected))
     if missing:
-        lines.append(f"Missing ids (first few): {missing[:5]}")
+        lines.append(_("Missing ids (first few): {ids}").format(ids=missing[:5]))
     if extra:
-        lines.append(f"Unexpected ids (first few): {extra[:5]}")
+        lines.append(_("Unexpected ids (first few): {ids}").format(ids=extra[:5]))
     wrong_ids = [i for i in sorted(set(expected) & set(got)) if expected[i] != got[i]]
     for i in wrong_ids[:5]:
-        lines.append(f"  id {i}: expected {show(expected[i])}, got {show(got[i])}")
+        lines.append(
+            _("  id {id}: expected {expected}, got {got}").format(
+                id=i, expected=show(expected[i]), got=show(got[i])
+            )
+        )
     if wrong_ids:
         first = wrong_ids[0]
         if first < 256:
-            lines.append("Ids 0-255 must be the single bytes, id == byte value (vocab[97] == b'a').")
+            lines.append(_("Ids 0-255 must be the single bytes, id == byte value (vocab[97] == b'a')."))
         elif first < 256 + n_specials:
             lines.append(
-                "After the 256 bytes come the special tokens, in the order given (each once), as UTF-8 bytes."
+                _(
+                    "After the 256 bytes come the special tokens, in the order given (each once), as UTF-8 bytes."
+                )
             )
         else:
-            lines.append("After the specials, each merge adds one id, in the order the merges were made.")
+            lines.append(_("After the specials, each merge adds one id, in the order the merges were made."))
     return "\n".join(lines)
 
 
-def explain_finding(finding: Finding, exercised: str | None = None) -> str:
-    """The diagnosed stage in words, first line first (it is also the "same cause as" summary).
-
-    `exercised` is the function the test calls; when the fault is elsewhere, the message says so,
-    so that a student is never sent to fix `save` for a bug in `__init__`."""
+def finding_words(finding: Finding) -> tuple[str, str]:
+    """(head, body): the diagnosed stage in words. The head alone is the "same cause as" summary."""
     f = finding
     if f.stage == "split_on_special_tokens":
         text, specials = f.given
-        head = "Your split_on_special_tokens cuts out the special tokens differently"
-        body = (
-            f"split_on_special_tokens({text!r:.160}, {specials!r}) should be {f.expected!r:.400}, "
-            f"got {f.got!r:.400}. Special tokens are cut out first, literally, longest first; fix this first."
+        head = _("Your split_on_special_tokens cuts out the special tokens differently")
+        body = _(
+            "{call} should be {expected:.400}, got {got:.400}. Special tokens are cut out first, "
+            "literally, longest first; fix this first."
+        ).format(
+            call=f"split_on_special_tokens({text!r:.160}, {specials!r})",
+            expected=repr(f.expected),
+            got=repr(f.got),
         )
     elif f.stage == "pretokenize":
-        head = f"Your pretokenize splits {f.given!r:.120} differently"
-        body = (
-            f"pretokenize({f.given!r:.200}) should be {f.expected!r:.400}, got {f.got!r:.400}. "
-            "Pre-tokens come before any merge: fix pretokenize first."
-        )
+        head = _("Your pretokenize splits {text:.120} differently").format(text=repr(f.given))
+        body = _(
+            "{call} should be {expected:.400}, got {got:.400}. Pre-tokens come before any merge: fix "
+            "pretokenize first."
+        ).format(call=f"pretokenize({f.given!r:.200})", expected=repr(f.expected), got=repr(f.got))
     elif f.stage == "special_missing":
-        head = f"The special token {f.given!r} never got an id"
+        head = _("The special token {token} never got an id").format(token=repr(f.given))
         body = (
-            f"the vocab has no entry for {f.given!r}. A special token missing from the given vocab "
-            f"gets the next free id (here {f.expected}) when the tokenizer is built; encode then "
-            "turns it into that one id."
+            _(
+                "the vocab has no entry for {token}. A special token missing from the given vocab "
+                "gets the next free id (here {id}) when the tokenizer is built; encode then "
+                "turns it into that one id."
+            )
             if f.where.startswith("BPETokenizer")
-            else f"the vocab has no entry for {f.given!r}: after the 256 bytes come the special tokens, each once."
-        )
+            else _(
+                "the vocab has no entry for {token}: after the 256 bytes come the special tokens, each once."
+            )
+        ).format(token=repr(f.given), id=f.expected)
     elif f.stage == "special_twice":
-        head = f"Your vocab holds the special token {f.given!r} twice (ids {', '.join(map(str, f.got))})"
-        body = (
+        head = _("Your vocab holds the special token {token} twice (ids {ids})").format(
+            token=repr(f.given), ids=", ".join(map(str, f.got))
+        )
+        body = _(
             "a special token listed more than once counts once: it takes one id, and the merges "
             "fill the ids after the special tokens."
         )
     else:
-        head = f"Your vocab differs at id {f.given}: expected {_shown(f.expected)}, got {_shown(f.got)}"
-        body = "The vocab is bytes 0-255 (id == byte value), then each special token once, then one id per merge."
-    lines = [f"{head}: {body}"]
+        head = _("Your vocab differs at id {id}").format(id=f.given)
+        body = _(
+            "expected {expected}, got {got}: The vocab is bytes 0-255 (id == byte value), then each special "
+            "token once, then one id per merge."
+        ).format(expected=_shown(f.expected), got=_shown(f.got))
+    return head, body
+
+
+def explain_finding(finding: Finding, exercised: str | None = None) -> str:
+    """The diagnosed stage in words, its head first (see `finding_words`).
+
+    `exercised` is the function the test calls; when the fault is elsewhere, the message says so,
+    so that a student is never sent to fix `save` for a bug in `__init__`."""
+    f = finding
+    head, body = finding_words(f)
+    lines = [_("{head}: {body}").format(head=head, body=body)]
     if exercised and exercised != f.where:
-        lines.insert(0, f"The fault is in {f.where}, not {exercised}.")
+        lines.insert(
+            0, _("The fault is in {where}, not {exercised}.").format(where=f.where, exercised=exercised)
+        )
     return "\n".join(lines)
 
 
 def _shown(token) -> str:
-    return "nothing (no such id)" if token is None else show(token)
+    return _("nothing (no such id)") if token is None else show(token)
 
 
 def diagnosed(finding: Finding, message: str, exercised: str | None = None) -> Diagnosed:
     """The failure to raise for a diagnosed stage: its words first, then `message` (what the test saw)."""
     words = explain_finding(finding, exercised)
-    summary = words.splitlines()[-1].split(": ", 1)[0]
-    cause = {**finding.cause(), "summary": summary}
+    cause = {**finding.cause(), "summary": finding_words(finding)[0]}
     return Diagnosed(words + ("\n" + message if message else ""), cause)

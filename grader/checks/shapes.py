@@ -6,40 +6,61 @@ RIGHT builtins (a vocab of str instead of bytes, a list of tuples instead of a d
 
 from __future__ import annotations
 
+from grader.i18n import _
+
 
 def _kind(value) -> str:
     return type(value).__name__
 
 
 def check_ids(ids, what: str = "encode(...)") -> list[int]:
-    assert type(ids) is list, f"{what} must return a list of ints, got {_kind(ids)}"
+    assert type(ids) is list, _("{what} must return a list of ints, got {kind}").format(
+        what=what, kind=_kind(ids)
+    )
     for i, x in enumerate(ids):
-        assert type(x) is int, f"{what} must return a list of ints, but item {i} is {x!r} ({_kind(x)})"
+        assert type(x) is int, _("{what} must return a list of ints, but item {i} is {item} ({kind})").format(
+            what=what, i=i, item=repr(x), kind=_kind(x)
+        )
     return ids
 
 
 def check_vocab(vocab) -> dict[int, bytes]:
-    assert type(vocab) is dict, f"the vocab must be a dict {{id: bytes}}, got {_kind(vocab)}"
+    assert type(vocab) is dict, _("the vocab must be a dict {{id: bytes}}, got {kind}").format(
+        kind=_kind(vocab)
+    )
     for key, value in vocab.items():
-        assert type(key) is int, f"vocab keys must be ints (token ids), got {key!r} ({_kind(key)})"
-        assert type(value) is bytes, (
-            f"vocab values must be bytes, got {value!r} ({_kind(value)}) for id {key}"
-            + (" — encode the str with .encode('utf-8')" if type(value) is str else "")
+        assert type(key) is int, _("vocab keys must be ints (token ids), got {key} ({kind})").format(
+            key=repr(key), kind=_kind(key)
         )
+        said = {"value": repr(value), "kind": _kind(value), "id": key}
+        assert type(value) is bytes, (
+            _(
+                "vocab values must be bytes, got {value} ({kind}) for id {id} — encode the str with .encode('utf-8')"
+            )
+            if type(value) is str
+            else _("vocab values must be bytes, got {value} ({kind}) for id {id}")
+        ).format(**said)
     return vocab
 
 
 def check_merges(merges) -> list[tuple[bytes, bytes]]:
-    assert type(merges) is list, f"merges must be a list of (bytes, bytes) tuples, got {_kind(merges)}"
+    assert type(merges) is list, _("merges must be a list of (bytes, bytes) tuples, got {kind}").format(
+        kind=_kind(merges)
+    )
     for i, m in enumerate(merges):
         ok = type(m) is tuple and len(m) == 2 and all(type(t) is bytes for t in m)
-        assert ok, f"merges[{i}] must be a tuple of two bytes objects, got {m!r}"
+        assert ok, _("merges[{i}] must be a tuple of two bytes objects, got {merge}").format(
+            i=i, merge=repr(m)
+        )
     return merges
 
 
 def check_train_result(result):
     assert type(result) is tuple and len(result) == 2, (
-        f"train_bpe must return a tuple (vocab, merges), got {_kind(result)}"
-        + (f" of length {len(result)}" if isinstance(result, (tuple, list)) else "")
+        _("train_bpe must return a tuple (vocab, merges), got {kind} of length {length}").format(
+            kind=_kind(result), length=len(result)
+        )
+        if isinstance(result, (tuple, list))
+        else _("train_bpe must return a tuple (vocab, merges), got {kind}").format(kind=_kind(result))
     )
     return check_vocab(result[0]), check_merges(result[1])

@@ -9,6 +9,7 @@ the terminal report (grader/report.py), the class report's ratio histogram (grad
 from __future__ import annotations
 
 from grader.calibration import Budget
+from grader.i18n import N_, _, sentences
 
 # The budget is CPU time, and so is the stop (`Budget.abort_after`). Wall time only catches a call
 # that waits instead of working (a sleep, a deadlock); it is generous, since a busy machine can
@@ -46,11 +47,18 @@ def memory_figures(gate: str, grew_bytes: int, limit_bytes: int) -> dict:
     }
 
 
+GATES = {"training": N_("training"), "encoding": N_("encoding"), "streaming memory": N_("streaming memory")}
+
+
 def margin(f: dict) -> str:
     """'training: 0.67x of the budget': one line of the terminal report."""
-    of = "limit" if f["measure"] == "memory_bytes" else "budget"
-    more = "stopped at more than " if f["stopped"] else ""
-    return f"{f['gate']}: {more}{f['ratio']:.2f}x of the {of}"
+    gate = f["gate"]
+    said = {"gate": _(GATES[gate]) if gate in GATES else gate, "ratio": f["ratio"]}
+    if f["measure"] == "memory_bytes":
+        return _("{gate}: {ratio:.2f}x of the limit").format(**said)
+    if f["stopped"]:
+        return _("{gate}: stopped at more than {ratio:.2f}x of the budget").format(**said)
+    return _("{gate}: {ratio:.2f}x of the budget").format(**said)
 
 
 def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "", record=None):
@@ -72,20 +80,26 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
                 result = call()
             except CpuLimitExceeded as exc:
                 record("figures", figures(gate or what, budget.abort_after, budget, stopped=True))
-                raise AssertionError(
-                    f"{what} was stopped after {budget.abort_after:.2f} s of CPU time: more than "
-                    f"{budget.abort_after / budget.seconds:g}x its time budget of {budget.seconds:.2f} s "
-                    f"({budget.basis}).{_cause(exc)}\n{hint}"
-                ) from None
+                words = _(
+                    "{what} was stopped after {stop:.2f} s of CPU time: more than {factor:g}x its time "
+                    "budget of {budget:.2f} s ({basis})."
+                ).format(
+                    what=what,
+                    stop=budget.abort_after,
+                    factor=budget.abort_after / budget.seconds,
+                    budget=budget.seconds,
+                    basis=budget.basis,
+                )
+                raise AssertionError(f"{words}{_cause(exc)}\n{hint}") from None
             except CallStalled as exc:
                 raise AssertionError(f"{exc}\n{hint}") from None  # its words name any child's failure
             except CallTimeout as exc:
-                raise AssertionError(
-                    f"{what} was stopped after {wall_limit(budget):.1f} s of wall-clock time without "
-                    f"finishing, far beyond its time budget of {budget.seconds:.2f} s of CPU time "
-                    f"({budget.basis}). {why_it_ran_long(getattr(exc, 'samples', []))}"
-                    f"{_cause(exc)}\n{hint}"
-                ) from None
+                words = _(
+                    "{what} was stopped after {wall:.1f} s of wall-clock time without finishing, far beyond "
+                    "its time budget of {budget:.2f} s of CPU time ({basis})."
+                ).format(what=what, wall=wall_limit(budget), budget=budget.seconds, basis=budget.basis)
+                why = why_it_ran_long(getattr(exc, "samples", []))
+                raise AssertionError(f"{sentences(words, why)}{_cause(exc)}\n{hint}") from None
         seconds = bpe.kit.last_call.cpu_s
         best = seconds if best is None else min(best, seconds)
         if best <= budget.seconds:
@@ -107,15 +121,17 @@ def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
 
 def _cause(exc) -> str:
     """How a child process of the call failed (grader/sandbox/call_words.py), when one did."""
-    return f"\nThe likely cause: {exc.child_failure}." if getattr(exc, "child_failure", None) else ""
+    from grader.sandbox.call_words import likely_cause
+
+    failure = getattr(exc, "child_failure", None)
+    return "\n" + likely_cause(failure) if failure else ""
 
 
 def verdict(seconds: float, budget: Budget, what: str, hint: str) -> tuple[bool, str]:
     f = figures(what, seconds, budget)
-    text = (
-        f"{what} took {f['value']:.2f} s of CPU time: {f['ratio']:.2f}x the budget of {f['limit']:.2f} s "
-        f"({budget.basis})."
-    )
+    text = _(
+        "{what} took {value:.2f} s of CPU time: {ratio:.2f}x the budget of {limit:.2f} s ({basis})."
+    ).format(what=what, value=f["value"], ratio=f["ratio"], limit=f["limit"], basis=budget.basis)
     if f["ratio"] <= 1:
         return True, text
     return False, text + "\n" + hint

@@ -15,6 +15,7 @@ from grader.checks.diagnose import (
 from grader.checks.merge_fault import learned, merge_fault, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
+from grader.i18n import N_, _
 
 
 def _shown(path: Path) -> str:
@@ -62,7 +63,7 @@ def _without(vocab: dict, stand_in: str) -> dict:
 VOCAB_IDS = {
     "key": "vocab ids",
     "where": "train_bpe",
-    "summary": "your vocab holds the right tokens at other ids",
+    "summary": N_("your vocab holds the right tokens at other ids"),  # translated when raised
     "one_fault": True,
 }
 
@@ -86,11 +87,15 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
     if problem:
         train = _asked_again(bpe, specials, trained_cpu)
         fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"), train)
-        message = f"{call} ({case.about}):\n{problem}"
+        message = _("{call} ({about}):").format(call=call, about=_(case.about)) + "\n" + problem
         if fault is None:
             raise AssertionError(message)
         hint = fault.pop("hint", None)
-        raise Diagnosed(message + (f"\nLikely cause: {fault['summary']}.\n  {hint}" if hint else ""), fault)
+        if hint:
+            message += (
+                "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]) + "\n  " + _(hint)
+            )
+        raise Diagnosed(message, fault)
     if getattr(bpe.kit, "contract", "kit") == "cs336":  # any id per token (grader/cs336/contract.py)
         from grader.cs336.contract import relabelled
 
@@ -99,9 +104,10 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
         vocab, expected_vocab, specials = _without(vocab, stand_in), dict(case.vocab), []
     problem = explain_vocab(expected_vocab, vocab, len(dict.fromkeys(specials)))
     if problem:
-        message = f"{call}: the merges are right but the vocab is not.\n{problem}"
+        message = _("{call}: the merges are right but the vocab is not.").format(call=call) + "\n" + problem
         if sorted(vocab.values()) == sorted(expected_vocab.values()):  # only the ids differ
-            raise Diagnosed(message, dict(VOCAB_IDS))
+            summary = VOCAB_IDS["summary"]
+            raise Diagnosed(message, dict(VOCAB_IDS, summary=_(summary)))
         raise AssertionError(message)
 
 
@@ -115,14 +121,14 @@ def _asked_again(bpe, specials: list[str], trained_cpu: float):
 
     cpu = max(diagnose.CALL_CPU_S, PROBE_CPU_FACTOR * trained_cpu)
 
-    def train(path, vocab_size: int) -> list:
+    def ask(path, vocab_size: int) -> list:
         try:
             with bpe.kit.timeout(diagnose.CALL_WALL_S + PROBE_CPU_FACTOR * cpu, cpu=cpu):
                 return check_train_result(bpe.train_bpe(path, vocab_size, list(specials)))[1]
         except CallTimeout:
             return []
 
-    return train
+    return ask
 
 
 def check_stages_before_merging(
@@ -136,7 +142,7 @@ def check_stages_before_merging(
     found = found or first_difference_in_pieces(bpe, text, special_tokens)
     if found is None:
         return
-    failure = diagnosed(found, f"(found while checking {call})", "train_bpe")
+    failure = diagnosed(found, _("(found while checking {call})").format(call=call), "train_bpe")
     if found.stage in PIECE_STAGES and merges is not None and oracles_here():
         counts = (
             student_pretokens(bpe, text, special_tokens)

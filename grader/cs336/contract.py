@@ -10,7 +10,9 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from .. import i18n
 from ..errors import RubricError
+from ..i18n import _
 from ..paths import GRADER_DIR
 from ..rubric import Entry
 from ..scoring import NOT_IN_CONTRACT, Scored
@@ -31,19 +33,28 @@ def not_in_contract(path: Path = RUBRIC) -> list[Scored]:
     rows = []
     for i, t in enumerate(_data(path).get("not_in_contract", []), 1):
         try:
-            entry = Entry(t["id"], t["number"], t["name"], t["part"], 0, "visible")
-            why = str(t["why"])
+            entry = Entry(t["id"], t["number"], t["name"], t["part"], 0, "visible", t.get("name_zh"))
+            why = str(t.get("why_zh") if i18n.current() == "zh" and t.get("why_zh") else t["why"])
         except (KeyError, TypeError) as e:
             raise RubricError(f"{path}: [[not_in_contract]] #{i}: missing key {e}") from None
-        rows.append(Scored(entry, NOT_IN_CONTRACT, 0, f"Not part of the cs336 contract: {why}.", "", 0.0))
+        said = _("Not part of the cs336 contract: {why}.").format(why=why)
+        rows.append(Scored(entry, NOT_IN_CONTRACT, 0, said, "", 0.0))
     return rows
 
 
 def notes(path: Path = RUBRIC) -> list[str]:
-    value = _data(path).get("notes", [])
+    """The notes in the report's language: `notes_zh` (one for each note) in a Chinese one."""
+    data = _data(path)
+    value, chinese = data.get("notes", []), data.get("notes_zh")
     if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
         raise RubricError(f"{path}: notes must be a list of strings")
-    return value
+    if chinese is not None and (
+        not isinstance(chinese, list)
+        or len(chinese) != len(value)
+        or not all(isinstance(n, str) for n in chinese)
+    ):
+        raise RubricError(f"{path}: notes_zh, when given, must hold one string for each note")
+    return chinese if chinese is not None and i18n.current() == "zh" else value
 
 
 def relabelled(student: dict, golden: dict) -> dict:

@@ -25,6 +25,7 @@ from pathlib import Path
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from ..errors import PythonError, SubmissionError
+from ..i18n import _
 from ..intake import LITTER, MAX_DEPTH, extract_zip
 from ..sandbox import student_python
 from ..sandbox.box import SUBMISSION_MAX_BYTES, SUBMISSION_MAX_FILES
@@ -49,11 +50,15 @@ class Staged:
 def find_repo(root: Path, shown: str) -> Path:
     """The shallowest folder holding `tests/adapters.py`."""
     level = [root]
-    for _ in range(MAX_DEPTH + 1):
+    for _depth in range(MAX_DEPTH + 1):
         found = [d for d in level if (d / ADAPTERS).is_file()]
         if len(found) > 1:
             rel = ", ".join(str(d.relative_to(root)) or "." for d in found)
-            raise SubmissionError(f"{shown}: more than one CS336 repository at the same level ({rel})")
+            raise SubmissionError(
+                _("{submission}: more than one CS336 repository at the same level ({folders})").format(
+                    submission=shown, folders=rel
+                )
+            )
         if found:
             return found[0]
         nxt = []
@@ -67,7 +72,11 @@ def find_repo(root: Path, shown: str) -> Path:
             except OSError:
                 continue
         level = nxt
-    raise SubmissionError(f"{shown}: no tests/adapters.py found: this is not a CS336 assignment-1 repository")
+    raise SubmissionError(
+        _("{submission}: no tests/adapters.py found: this is not a CS336 assignment-1 repository").format(
+            submission=shown
+        )
+    )
 
 
 def copy_sources(repo: Path, dest: Path) -> None:
@@ -83,8 +92,9 @@ def copy_sources(repo: Path, dest: Path) -> None:
             total, count = total + path.stat().st_size, count + 1
             if total > SUBMISSION_MAX_BYTES or count > SUBMISSION_MAX_FILES:
                 raise SubmissionError(
-                    f"{repo}: its Python files are more than {SUBMISSION_MAX_BYTES // 2**20} MiB "
-                    f"or {SUBMISSION_MAX_FILES} files"
+                    _("{repo}: its Python files are more than {mib} MiB or {files} files").format(
+                        repo=repo, mib=SUBMISSION_MAX_BYTES // 2**20, files=SUBMISSION_MAX_FILES
+                    )
                 )
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest / rel)
@@ -137,9 +147,9 @@ def check_python(repo: Path, python: str | None) -> None:
 def opened(path: Path) -> Iterator[Staged]:
     path = Path(path)
     if not path.exists():
-        raise SubmissionError(f"{path}: no such file or folder")
+        raise SubmissionError(_("{submission}: no such file or folder").format(submission=path))
     if not path.is_dir() and not zipfile.is_zipfile(path):
-        raise SubmissionError(f"{path}: not a folder and not a zip file")
+        raise SubmissionError(_("{submission}: not a folder and not a zip file").format(submission=path))
     scratch = Path(tempfile.mkdtemp(prefix="bpe-kit-cs336-"))
     try:
         root = path.resolve()

@@ -7,9 +7,11 @@ import signal
 import sys
 from pathlib import Path
 
+from .. import i18n
 from ..api import CONTRACTS, isolation_level
 from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError
 from ..sandbox.box import PRIVILEGED_GROUPS, kept_groups, namespaces_refused
+from ..sandbox.isolation import Isolation
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
 from .batch import MANIFEST, grade_all, read_manifest
@@ -73,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="grade even without namespaces: students' code then runs as you and can reach the kit",
     )
+    g.add_argument(
+        "--lang",
+        type=i18n.argument,
+        default=i18n.ENGLISH,
+        help="the language of every student's results.json and feedback (en or zh; default en)",
+    )
     m = sub.add_parser("merge", help="combine shard outputs; refuses (exit 1) naming every problem")
     m.add_argument("inputs", type=Path, nargs="+")
     m.add_argument("--out", type=Path, required=True)
@@ -117,13 +125,13 @@ def _grade(args) -> int:
     if args.budget is not None and not args.budget > 0:
         raise RosterError("--budget must be a positive number of seconds")
     level = isolation_level()
-    if level == "process-group" and not args.allow_weak_isolation:
+    if level == Isolation.PROCESS_GROUP and not args.allow_weak_isolation:
         raise RosterError(
             f"grading a class needs namespaces (or root), and there are none: {namespaces_refused()}. "
             "Without them students' code runs as you and could change the kit or other students' "
             "results. Pass --allow-weak-isolation to grade anyway."
         )
-    groups = kept_groups() if level == "userns" else []
+    groups = kept_groups() if level == Isolation.USERNS else []
     risky = [g for g in groups if g in PRIVILEGED_GROUPS]
     if risky and not args.allow_weak_isolation:
         raise RosterError(
@@ -170,6 +178,7 @@ def _grade(args) -> int:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    i18n.use(getattr(args, "lang", None) or i18n.ENGLISH)  # the class report itself is English
     if args.cmd in staff_cli.COMMANDS:
         return staff_cli.run(args)
     try:

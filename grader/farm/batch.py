@@ -11,13 +11,16 @@ finished by the next one, `--force` included.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import secrets
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from .. import rubric
+from .. import measured, rubric
 from ..api import isolation_level
 from ..errors import RosterError
 from ..paths import DEFAULT_RUBRIC
@@ -186,6 +189,31 @@ def grade_all(
     }
     records.write_json_atomic(out / MANIFEST, manifest)
     progress = Progress(len(todo), stream=stream, kept=kept, left=left, strays=strays)
+    with measured_once():
+        _grade_todo(todo, out, setup, fps, run_id, jobs, progress)
+    manifest["pending"] = None
+    records.write_json_atomic(out / MANIFEST, manifest)
+    progress.finish()
+    return manifest
+
+
+@contextlib.contextmanager
+def measured_once():
+    """Inside, the gradings this run starts share one measurement of the machine (grader/measured.py):
+    every student of the run meets the same budgets and limits, and the machine is measured once,
+    not once per student. A run file already named (a caller's own run) is kept."""
+    if measured.run_file() is not None:
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="bpe-kit-measured-") as tmp:
+        os.environ[measured.ENV] = str(Path(tmp) / "machine.json")
+        try:
+            yield
+        finally:
+            os.environ.pop(measured.ENV, None)
+
+
+def _grade_todo(todo, out: Path, setup: Setup, fps: dict, run_id: str, jobs: int, progress: Progress) -> None:
     live: set = set()
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
@@ -219,7 +247,3 @@ def grade_all(
         pool.shutdown(wait=True)
         raise
     pool.shutdown(wait=True)
-    manifest["pending"] = None
-    records.write_json_atomic(out / MANIFEST, manifest)
-    progress.finish()
-    return manifest

@@ -38,6 +38,7 @@ from grader.checks import golden
 from grader.checks.diagnose import reference_pretokenize, reference_split
 from grader.checks.gpt2 import render
 from grader.checks.text_pieces import PIECES
+from grader.i18n import N_
 from grader.oracles import char_bpe, recorder
 from grader.oracles.encoder import TrustedEncoder
 from grader.oracles.trainer import read_corpus, train
@@ -166,66 +167,78 @@ class Train:
 
 
 PUBLIC_TRAIN = [
-    Train("tiny_words", "tiny_words.txt", 300, (), "repeated-pair words, contractions, tie-breaks"),
+    Train("tiny_words", "tiny_words.txt", 300, (), N_("repeated-pair words, contractions, tie-breaks")),
     Train(
-        "early_stop", "tiny_words.txt", 5000, (), "vocab_size larger than possible: stop when no pair is left"
+        "early_stop",
+        "tiny_words.txt",
+        5000,
+        (),
+        N_("vocab_size larger than possible: stop when no pair is left"),
     ),
-    Train("specials", "specials.txt", 285, (EOT,), "text glued to a special token"),
+    Train("specials", "specials.txt", 285, (EOT,), N_("text glued to a special token")),
     Train(
         "overlap",
         "overlap.txt",
         275,
         (EOT, EOT + EOT, "<|user|>", "<|user|>name"),
-        "special tokens that are prefixes of others",
+        N_("special tokens that are prefixes of others"),
     ),
     Train(
         "metachar",
         "metachar.txt",
         297,
         ("[SEP]", "(a|b)*", "$5.00", "\\n", EOT),
-        "special tokens with regex metacharacters",
+        N_("special tokens with regex metacharacters"),
     ),
-    Train("newlines_cr", "newlines_cr.txt", 286, (), "lone \\r and \\r\\n, read without translation"),
-    Train("unicode_numbers", "unicode_numbers.txt", 300, (), "characters where `re` and `regex` differ"),
-    Train("generated_500", "generated_slice.txt", 500, (EOT,), "40 KB of the generated corpus"),
+    Train("newlines_cr", "newlines_cr.txt", 286, (), N_("lone \\r and \\r\\n, read without translation")),
+    Train("unicode_numbers", "unicode_numbers.txt", 300, (), N_("characters where `re` and `regex` differ")),
+    Train("generated_500", "generated_slice.txt", 500, (EOT,), N_("40 KB of the generated corpus")),
     Train(
         "exact_text",
         "exact_text.txt",
         284,
         (),
-        "leading and trailing whitespace: train on the file's exact text",
+        N_("leading and trailing whitespace: train on the file's exact text"),
     ),
     Train(
-        "other_special", "other_special.txt", 278, ("<|pad|>",), "a special token other than <|endoftext|>"
+        "other_special",
+        "other_special.txt",
+        278,
+        ("<|pad|>",),
+        N_("a special token other than <|endoftext|>"),
     ),
     Train(
-        "eot_not_special", "other_special.txt", 280, (), "no special tokens: <|endoftext|> is ordinary text"
+        "eot_not_special",
+        "other_special.txt",
+        280,
+        (),
+        N_("no special tokens: <|endoftext|> is ordinary text"),
     ),
-    Train("cut_nowhere", "cut_nowhere.txt", 399, (), "24 KB, no special token: never cut a pre-token"),
+    Train("cut_nowhere", "cut_nowhere.txt", 399, (), N_("24 KB, no special token: never cut a pre-token")),
     Train(
         "cut_rare_special",
         "cut_rare_special.txt",
         400,
         (EOT,),
-        "24 KB, one special token: cut the file only at a special token",
+        N_("24 KB, one special token: cut the file only at a special token"),
     ),
     Train(
         "special_absent",
         "no_special_ends_in_e_acute.txt",
         290,
         (EOT,),
-        "a listed special token that never occurs; the last character takes two bytes",
+        N_("a listed special token that never occurs; the last character takes two bytes"),
     ),
 ]
 
 HIDDEN_TRAIN = [
-    Train("hidden_mixed", "hidden_mixed.txt", 600, (EOT, "<|pad|>"), "30 KB of other generated stories"),
+    Train("hidden_mixed", "hidden_mixed.txt", 600, (EOT, "<|pad|>"), N_("30 KB of other generated stories")),
     Train(
         "hidden_tricky",
         "hidden_tricky.txt",
         305,
         ("<|a|>", "<|a|><|a|>", "[x]", EOT),
-        "everything tricky at once",
+        N_("everything tricky at once"),
     ),
 ]
 
@@ -400,7 +413,7 @@ PUBLIC_TRAIN.append(
         "chunk_edges.txt",
         484,  # exactly what the corpus holds: every pair is merged, no early stop
         (EOT,),
-        "every pre-token of 3.10's texts, each trained into one token: its ids show every cut",
+        N_("every pre-token of 3.10's texts, each trained into one token: its ids show every cut"),
     )
 )
 PUBLIC_ENCODE["chunks"] = ("chunk_edges", (EOT, EOT + EOT), _CHUNK_TEXTS)
@@ -590,7 +603,7 @@ def generate_speed(out: Path, engine, encode_model) -> None:
         "vocab_size": calibration.TRAIN_VOCAB_SIZE,
         "special_tokens": specials,
         "merges": len(merges),
-        "about": "the first merges of the training speed gate's run",
+        "about": N_("the first merges of the training speed gate's run"),
     }
     _write(out / "train" / "case.json", golden.dump_json(meta))
     _write(out / "train" / "merges.txt", golden.format_merges(merges), "ascii")

@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from assignment.build import LANGUAGES
+from assignment.build import ROOT as BUILD_ROOT
+
 HANDOUT_INCLUDE = [
     "assignment/**",
     "starter/bpe/**",
@@ -24,6 +27,13 @@ HANDOUT_INCLUDE = [
     "pyproject.toml",
     "requirements/grading.txt",
 ]
+# The handout's translations (assignment/build.py's folders: assignment/zh/ ...): the English
+# handout carries none of them; one in another language carries its own (grader/release/handout.py).
+TRANSLATIONS = {
+    lang: f"{folder.relative_to(BUILD_ROOT).as_posix()}/**"
+    for lang, folder in LANGUAGES.items()
+    if lang != "en"
+}
 ORACLES = "grader/oracles/**"
 PRIVATE = [
     "solution/**",

@@ -11,12 +11,23 @@ import re
 import tomllib
 from pathlib import Path
 
+from .. import i18n
 from ..errors import BundleError
+from ..i18n import N_
 from .contents import BUNDLE_EXCLUDE, BUNDLE_INCLUDE, select
 from .zipout import write_zip
 
 TEMPLATES = Path(__file__).parent / "templates"
 ENTRY_POINTS = ("setup.sh", "run_autograder")
+# run_autograder's own words, for when Python itself is what broke (it says them without Python):
+# the bundle carries them in its language, and the language the grader is run in.
+FALLBACK = N_(
+    "The autograder could not grade this submission because of a problem on our side, not in your "
+    "code. Your score is 0 for now. Nobody is told automatically: please let the course staff know, "
+    "or submit again later. The details are in the autograder log of this submission, which only "
+    "the staff can see."
+)
+LANGUAGE_LINE = "LANGUAGE=en "
 LOCK = "requirements/grading.txt"
 REQUIRED = (
     "grader/__init__.py",
@@ -55,7 +66,20 @@ def grading_lock(kit: Path) -> bytes:
     return text.encode()
 
 
-def bundle_files(kit: Path) -> dict[str, bytes]:
+def run_autograder(lang: str = i18n.ENGLISH) -> bytes:
+    """The bundle's entry point, grading in `lang` (its fallback message in `lang` too)."""
+    text = (TEMPLATES / "run_autograder").read_text(encoding="utf-8")
+    if text.count(LANGUAGE_LINE) != 1 or text.count(FALLBACK) != 1:
+        raise BundleError("run_autograder: its LANGUAGE line or its fallback message is not the kit's")
+    said = i18n.translations(lang).gettext(FALLBACK)
+    if "'" in said or '"' in said or "\\" in said:
+        raise BundleError(f"run_autograder: the {lang} fallback message may not hold quotes or backslashes")
+    text = text.replace(LANGUAGE_LINE, f"LANGUAGE={lang} ").replace(FALLBACK, said)
+    return text.encode("utf-8")
+
+
+def bundle_files(kit: Path, lang: str = i18n.ENGLISH) -> dict[str, bytes]:
+    """The bundle's files; `lang` is the language it grades in (grader/i18n.py)."""
     files = select(kit, BUNDLE_INCLUDE, BUNDLE_EXCLUDE)
     missing = [r for r in REQUIRED if not (kit / r).exists()]
     if missing:
@@ -63,10 +87,11 @@ def bundle_files(kit: Path) -> dict[str, bytes]:
     files[LOCK] = grading_lock(kit)
     for name in ENTRY_POINTS:
         files[name] = (TEMPLATES / name).read_bytes()
+    files["run_autograder"] = run_autograder(lang)
     return files
 
 
-def build(kit: Path, dest: Path) -> dict[str, bytes]:
-    files = bundle_files(kit)
+def build(kit: Path, dest: Path, lang: str = i18n.ENGLISH) -> dict[str, bytes]:
+    files = bundle_files(kit, lang)
     write_zip(dest, files, executable=frozenset(ENTRY_POINTS))
     return files

@@ -1,7 +1,10 @@
 """dist/handout.zip: what a student downloads. Built from the kit, scanned, then written.
 
 The starter comes from git's HEAD, never from an edited working tree, and must still be all stubs
-(grader/release/starter_check.py)."""
+(grader/release/starter_check.py). A handout in another language (`--lang zh`: dist/handout-zh.zip)
+holds everything the English one does, plus its translation of the handout (assignment/zh/), and
+its own student README and Makefile (grader/release/translate.py); the English zip holds no
+translation."""
 
 from __future__ import annotations
 
@@ -9,15 +12,17 @@ from pathlib import Path
 
 from ..calibration import public_test_times
 from ..errors import LeakError
-from .contents import HANDOUT_INCLUDE, PRIVATE, select
+from .contents import HANDOUT_INCLUDE, PRIVATE, TRANSLATIONS, select
 from .leaks import scan
 from .rubric_filter import visible_only
 from .starter_check import StarterError, check, committed
+from .translate import student_files
 from .zipout import write_zip
 
-__all__ = ["TOP", "LeakError", "StarterError", "build", "handout_files"]
+__all__ = ["LANGUAGES", "TOP", "LeakError", "StarterError", "build", "default_dest", "handout_files"]
 
 TOP = "bpe-assignment"
+LANGUAGES = ("en", *TRANSLATIONS)
 TEMPLATES = Path(__file__).parent / "templates"
 STUDENT_FILES = {
     "Makefile": "student.Makefile",
@@ -26,9 +31,14 @@ STUDENT_FILES = {
 }
 
 
-def handout_files(kit: Path) -> dict[str, bytes]:
-    """Kit-relative name -> content of everything in the handout."""
-    files = select(kit, HANDOUT_INCLUDE, PRIVATE)
+def default_dest(kit: Path, lang: str = "en") -> Path:
+    return kit / ("dist/handout.zip" if lang == "en" else f"dist/handout-{lang}.zip")
+
+
+def handout_files(kit: Path, lang: str = "en") -> dict[str, bytes]:
+    """Kit-relative name -> content of everything in the handout in `lang`."""
+    others = [folder for other, folder in TRANSLATIONS.items() if other != lang]
+    files = select(kit, HANDOUT_INCLUDE, PRIVATE + others)
     starter = committed(kit)
     if starter is not None:
         files = {k: v for k, v in files.items() if not k.startswith("starter/bpe/")} | starter
@@ -40,13 +50,12 @@ def handout_files(kit: Path) -> dict[str, bytes]:
     times = kit / "data/fixtures/test_times.json"
     if times.exists():
         files["data/fixtures/test_times.json"] = public_test_times(times.read_text(encoding="utf-8")).encode()
-    for name, template in STUDENT_FILES.items():
-        files[name] = (TEMPLATES / template).read_bytes()
-    return files
+    english = {name: (TEMPLATES / template).read_bytes() for name, template in STUDENT_FILES.items()}
+    return files | student_files(TEMPLATES, english, lang)
 
 
-def build(kit: Path, dest: Path) -> dict[str, bytes]:
-    files = handout_files(kit)
+def build(kit: Path, dest: Path, lang: str = "en") -> dict[str, bytes]:
+    files = handout_files(kit, lang)
     problems = scan(kit, files)
     if problems:
         raise LeakError(f"refusing to write {dest}: " + "; ".join(problems[:10]))

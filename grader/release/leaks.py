@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .contents import ORACLES, PUBLIC_PARTS, is_private
 
-PRIVATE_CODE = ["solution/bpe/*.py", f"{ORACLES}/*.py"]
+PRIVATE_CODE = ["solution/bpe/**/*.py", f"{ORACLES}/*.py"]  # the reference's extras/ too
 MIN_STATEMENT = 60
 # Published with GPT-2 and filled in for students in the starter: not a solution wherever it appears.
 PUBLISHED = {

@@ -34,8 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SubmissionError
+from ..i18n import _
 from ..paths import KIT_ROOT
 from . import student_python
+from .isolation import Isolation, level
 
 SANDBOX_DIR = Path(__file__).resolve().parent
 # All the worker imports of the grader's:
@@ -94,7 +96,8 @@ class Limits:
         }
 
 
-LEVELS = ("auto", "uid", "process-group")
+# What `--isolation` may ask for: the strongest available, or one of the weaker fallbacks.
+LEVELS = ("auto", Isolation.UID, Isolation.PROCESS_GROUP)
 
 
 @dataclass
@@ -114,7 +117,7 @@ class Options:
             raise ValueError(f"isolation must be one of {', '.join(LEVELS)}")
         if level == "auto":
             return cls(**kw)
-        return cls(namespaces=False, unprivileged=None if level == "uid" else False, **kw)
+        return cls(namespaces=False, unprivileged=None if level == Isolation.UID else False, **kw)
 
 
 # `unshare` options of a worker: as root, or (USERNS) as an ordinary user mapped to root inside.
@@ -292,14 +295,13 @@ def uid_drop_available() -> bool:
     return unprivileged_python() is not None
 
 
-def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = None) -> str:
-    """What a worker will get: "namespaces+uid" (root), "userns" (an ordinary user's namespaces),
-    "uid" (root without namespaces) or "process-group" (neither: a new session and rlimits only)."""
+def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = None) -> Isolation:
+    """What a worker started by this process will get (grader/sandbox/isolation.py); `namespaces`
+    None: whether they can be made here, `unprivileged` False: no uid drop without them."""
     if namespaces is None:
         namespaces = namespaces_available()
-    if namespaces:
-        return "namespaces+uid" if os.geteuid() == 0 else "userns"
-    return "uid" if unprivileged is not False and uid_drop_available() else "process-group"
+    uid_drop = not namespaces and unprivileged is not False and uid_drop_available()
+    return level(root=os.geteuid() == 0, namespaces=namespaces, uid_drop=uid_drop)
 
 
 def _copy_readonly(src: Path, dst: Path, *, skip_symlinks: bool = True) -> None:
@@ -314,7 +316,7 @@ def _copy_readonly(src: Path, dst: Path, *, skip_symlinks: bool = True) -> None:
 
 
 def _seal(root: Path) -> None:
-    for dirpath, _, files in os.walk(root):
+    for dirpath, _dirs, files in os.walk(root):
         for name in files:
             os.chmod(os.path.join(dirpath, name), 0o444)
         os.chmod(dirpath, 0o555)
@@ -324,7 +326,7 @@ def copy_submission(parent: Path, dst: Path) -> None:
     """Copy `parent/bpe` (regular files only: symlinks, devices and caches are left behind)."""
     package = parent / "bpe"
     if not package.is_dir() or package.is_symlink():
-        raise SubmissionError(f"{parent}: no bpe/ package folder in it")
+        raise SubmissionError(_("{folder}: no bpe/ package folder in it").format(folder=parent))
     total = count = 0
     for dirpath, dirnames, files in os.walk(package):
         dirnames[:] = [
@@ -340,8 +342,9 @@ def copy_submission(parent: Path, dst: Path) -> None:
             count += 1
             if total > SUBMISSION_MAX_BYTES or count > SUBMISSION_MAX_FILES:
                 raise SubmissionError(
-                    f"{package}: larger than {SUBMISSION_MAX_BYTES // 2**20} MiB "
-                    f"or {SUBMISSION_MAX_FILES} files"
+                    _("{package}: larger than {mib} MiB or {files} files").format(
+                        package=package, mib=SUBMISSION_MAX_BYTES // 2**20, files=SUBMISSION_MAX_FILES
+                    )
                 )
             shutil.copyfile(src, dst / rel / name)
     _seal(dst)
@@ -358,7 +361,7 @@ class Sandbox:
         # In a user namespace the worker is uid 65534 of its own namespace, but the user outside:
         # nothing is chowned to it, and its sandbox needs no group of its own.
         self.userns = self.namespaces and os.geteuid() != 0
-        self.uid = NOBODY if self.isolation not in ("process-group", "userns") else None
+        self.uid = NOBODY if self.isolation in (Isolation.NAMESPACES_UID, Isolation.UID) else None
         # $TMPDIR, unless it is inside the kit, or uid 65534 must walk to the sandbox by its real
         # path (no namespaces) and $TMPDIR's parents may be closed to it, or the worker is this user
         # (userns): its sandbox is its own to rewrite by the real path, so that path must be under
@@ -391,7 +394,7 @@ class Sandbox:
             raise
 
     @property
-    def isolation(self) -> str:
+    def isolation(self) -> Isolation:
         return isolation_level(self.namespaces, self.options.unprivileged)
 
     def _build(self, parent: Path) -> None:
@@ -521,7 +524,7 @@ class Sandbox:
 
     def close(self) -> None:
         def unlock(path):
-            for dirpath, _, _ in os.walk(path):
+            for dirpath, _dirs, _files in os.walk(path):
                 try:
                     os.chmod(dirpath, 0o755)
                 except OSError:

@@ -14,6 +14,19 @@ import re
 import signal
 from pathlib import Path
 
+try:
+    from ..i18n import N_, _, ngettext
+except ImportError:  # in the worker, whose package is grader/sandbox alone (box.py): its notes are English
+
+    def _(message: str) -> str:
+        return message
+
+    N_ = _
+
+    def ngettext(singular: str, plural: str, n: int) -> str:
+        return singular if n == 1 else plural
+
+
 # The worker writes this line to its stderr when a child process the submission started (through
 # multiprocessing) is found killed by a signal it did not send itself (worker.watch_children).
 CHILD_NOTE = "bpe-kit: "
@@ -23,18 +36,41 @@ _SHORT = 40  # arguments whose repr is at most this long are shown as they are
 def signal_words(signum: int) -> str:
     """'SIGKILL (usually the memory limit...)': a signal, with what usually sends it."""
     name = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else f"signal {signum}"
-    hint = {
-        "SIGKILL": " (killed: usually the memory limit, or the CPU time limit)",
-        "SIGXCPU": " (the CPU time limit)",
-        "SIGXFSZ": " (it wrote a file larger than the limit)",
-        "SIGSEGV": " (a crash inside Python or an extension)",
-    }.get(name, "")
-    return name + hint
+    hint = SIGNAL_HINTS.get(name)
+    return _("{signal} ({why})").format(signal=name, why=_(hint)) if hint else name
+
+
+SIGNAL_HINTS = {
+    "SIGKILL": N_("killed: usually the memory limit, or the CPU time limit"),
+    "SIGXCPU": N_("the CPU time limit"),
+    "SIGXFSZ": N_("it wrote a file larger than the limit"),
+    "SIGSEGV": N_("a crash inside Python or an extension"),
+}
 
 
 def child_note(pid: int, signum: int) -> str:
-    """The worker's line for a child killed by a signal (parsed back by `child_failure`)."""
+    """The worker's line for a child killed by a signal (parsed back by `child_failure`); the worker
+    runs in the sandbox, in English: the trusted side words it again (`_killed_child`)."""
     return f"{CHILD_NOTE}a child process your code started (pid {pid}) was killed by {signal_words(signum)}\n"
+
+
+_NOTE = re.compile(
+    r"a child process your code started \(pid (\d+)\) was killed by (SIG[A-Z0-9]+|signal (\d+))"
+)
+
+
+def _killed_child(note: str) -> str:
+    """A worker's `child_note`, in the report's language (the note as it is if it is not one)."""
+    m = _NOTE.match(note)
+    if not m:
+        return note
+    name = m.group(2)
+    signum = int(m.group(3)) if m.group(3) else getattr(signal.Signals, name, None)
+    if signum is None:
+        return note
+    return _("a child process your code started (pid {pid}) was killed by {signal}").format(
+        pid=m.group(1), signal=signal_words(int(signum))
+    )
 
 
 _TRACEBACK = "Traceback (most recent call last):"
@@ -52,41 +88,50 @@ def child_failure(output: str) -> str | None:
         tail = [line for line in lines[start + 1 :] if line and not line[0].isspace()]
         exc = next((line for line in tail if _EXCEPTION_LINE.match(line)), None)
         if exc:
-            found.append("a child process failed with " + exc.strip()[:300])
+            found.append(_("a child process failed with {error}").format(error=exc.strip()[:300]))
     notes = [line[len(CHILD_NOTE) :] for line in lines if line.startswith(CHILD_NOTE)]
     if notes:
-        found.append(notes[-1].strip()[:300])
+        found.append(_killed_child(notes[-1].strip()[:300]))
     return "; ".join(found) or None
 
 
+def likely_cause(failure: str) -> str:
+    """'The likely cause: a child process failed with ...' (`child_failure`'s words)."""
+    return _("The likely cause: {failure}.").format(failure=failure)
+
+
 # ------------------------------------------------------------------------------------ the call
-def _size(n: int, unit: str) -> str:
-    return f"{n:,} {unit}" if n != 1 else f"1 {unit.rstrip('s')}"
-
-
 def describe_value(value, encoded=None) -> str:
     """An argument as a timeout message shows it: short values as they are, long ones by size."""
     if isinstance(value, Path):
         try:
-            return f"a file of {_size(os.stat(value).st_size, 'bytes')}"
+            n = os.stat(value).st_size
         except OSError:
-            return "a file"
+            return _("a file")
+        return ngettext("a file of {count} byte", "a file of {count} bytes", n).format(count=f"{n:,}")
     if isinstance(encoded, dict) and "i" in encoded:  # an iterator, materialized on the way in
         items = encoded["i"]
         chars = sum(len(x) for x in items if isinstance(x, str))
-        return f"an iterator of {_size(len(items), 'chunks')}, {_size(chars, 'chars')} in all"
+        return _("an iterator of {chunks}, {chars} in all").format(
+            chunks=ngettext("{count} chunk", "{count} chunks", len(items)).format(count=f"{len(items):,}"),
+            chars=ngettext("{count} char", "{count} chars", chars).format(count=f"{chars:,}"),
+        )
     try:
         shown = repr(value)
     except Exception:
         shown = f"<{type(value).__name__}>"
     if len(shown) <= _SHORT:
         return shown
+    n = f"{len(value):,}" if isinstance(value, (str, bytes, bytearray, list, tuple, dict, set)) else ""
     if isinstance(value, str):
-        return f"text of {_size(len(value), 'chars')}"
+        return ngettext("text of {count} char", "text of {count} chars", len(value)).format(count=n)
     if isinstance(value, (bytes, bytearray)):
-        return f"{_size(len(value), 'bytes')}"
+        return ngettext("{count} byte", "{count} bytes", len(value)).format(count=n)
     if isinstance(value, (list, tuple, dict, set)):
-        return f"a {type(value).__name__} of {_size(len(value), 'items')}"
+        return _("a {kind} of {items}").format(
+            kind=type(value).__name__,
+            items=ngettext("{count} item", "{count} items", len(value)).format(count=n),
+        )
     return f"<{type(value).__name__}>"
 
 
@@ -154,19 +199,19 @@ def stall_words(kind: str, wall_s: float, cpu_s: float, still: bool = False) -> 
     """One sentence on why a call that ran out of wall-clock time ran long; `still`: it was stopped
     because its CPU time stood still for `wall_s` seconds (grader/sandbox/process.IDLE_S)."""
     if still:
-        return (
-            f"it used no CPU time for {wall_s:.0f} s, and nothing of it was running: is it waiting on "
+        return _(
+            "it used no CPU time for {wall_s:.0f} s, and nothing of it was running: is it waiting on "
             "something that never comes (a child process that died, a lock, a queue, a sleep)?"
-        )
+        ).format(wall_s=wall_s)
     if kind == OVERLOADED:
-        return (
-            f"It was working all along, but got only {cpu_s:.1f} s of CPU time in {wall_s:.1f} s: the "
+        return _(
+            "It was working all along, but got only {cpu_s:.1f} s of CPU time in {wall_s:.1f} s: the "
             "machine is overloaded, and its wall-clock limit ran out first. Grades use CPU time, so "
             "grade again when the machine is quieter."
-        )
+        ).format(cpu_s=cpu_s, wall_s=wall_s)
     if kind == WAITING:
-        return (
-            f"Its CPU time stood still ({cpu_s:.1f} s in {wall_s:.1f} s): is it waiting on something "
+        return _(
+            "Its CPU time stood still ({cpu_s:.1f} s in {wall_s:.1f} s): is it waiting on something "
             "(a sleep, a lock, a child process)?"
-        )
-    return "An endless loop, or far too slow?"
+        ).format(cpu_s=cpu_s, wall_s=wall_s)
+    return _("An endless loop, or far too slow?")

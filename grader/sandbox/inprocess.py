@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import ModuleDoesNotImport
 from . import importing
+from .isolation import Isolation
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 from .procstats import PeakMeter
 
@@ -118,7 +119,7 @@ class InprocessKit:
 
     contract = "kit"  # whose rules the graded tests apply (kit | cs336): the plugin sets it
 
-    isolation = "inprocess"
+    isolation = Isolation.INPROCESS
 
     def __init__(self, owner: InprocessBpe) -> None:
         self._owner = owner

@@ -19,6 +19,7 @@ import subprocess
 import time
 
 from ..errors import BadReply, CallStalled, CallTimeout, CpuLimitExceeded, WorkerCrashed
+from ..i18n import _
 from . import _linux, procstats, wire
 from .box import Sandbox
 from .call_words import signal_words
@@ -40,10 +41,12 @@ _LIVE: set[int] = set()  # pids of the workers this process started and has not 
 def describe_exit(status: int | None) -> str:
     """Why a worker ended, in words a student can act on."""
     if status is None:
-        return "it stopped answering"
+        return _("it stopped answering")
     if status < 0:
-        return f"it was killed by {signal_words(-status)}"
-    return f"it exited with status {status} (is there an os._exit or sys.exit in your code?)"
+        return _("it was killed by {signal}").format(signal=signal_words(-status))
+    return _("it exited with status {status} (is there an os._exit or sys.exit in your code?)").format(
+        status=status
+    )
 
 
 class WorkerProcess:
@@ -108,7 +111,7 @@ class WorkerProcess:
         # may have waited, ready, through a whole long test before it is needed.
         reply = self._read_message(time.monotonic() + STARTUP_SECONDS, startup=True)
         if reply.get("ready") is not True:
-            raise BadReply("the worker did not start properly")
+            raise BadReply(_("the worker did not start properly"))
         self.pid = self._find_worker_pid()
 
     def _find_worker_pid(self) -> int:
@@ -166,7 +169,7 @@ class WorkerProcess:
         while not self.imported:
             reply = self._read_message(deadline)
             if reply.get("imported") is not True:
-                raise BadReply("the worker did not say it had imported the submission")
+                raise BadReply(_("the worker did not say it had imported the submission"))
             self.imported = True
             self.census = reply.get("census")
 
@@ -191,18 +194,23 @@ class WorkerProcess:
                     return wire.envelope(wire.loads(line))
                 except wire.WireError as e:
                     self.kill()
-                    raise BadReply(f"the worker sent an unreadable reply ({e})") from None
+                    raise BadReply(
+                        _("the worker sent an unreadable reply ({error})").format(error=e)
+                    ) from None
             if len(self._buf) > wire.MAX_LINE:
                 self.kill()
                 raise BadReply(
-                    f"the reply is larger than {wire.MAX_LINE // 2**20} MiB; "
-                    "is your code returning something enormous?"
+                    _(
+                        "the reply is larger than {mib} MiB; is your code returning something enormous?"
+                    ).format(mib=wire.MAX_LINE // 2**20)
                 )
             if containers > wire.MAX_CONTAINERS:
                 self.kill()
                 raise BadReply(
-                    f"the reply holds more than {wire.MAX_CONTAINERS:,} lists, tuples and dicts; "
-                    "is your code returning something enormous?"
+                    _(
+                        "the reply holds more than {count} lists, tuples and dicts; is your code returning "
+                        "something enormous?"
+                    ).format(count=f"{wire.MAX_CONTAINERS:,}")
                 )
             self._wait(deadline, startup=startup)
             try:
@@ -228,21 +236,26 @@ class WorkerProcess:
                 self._sample(now)
                 if self.stalled_for(now) >= IDLE_S and not self._unread():
                     self.kill()
-                    stalled = CallStalled(f"the call into your code used no CPU time for {IDLE_S:g} s")
+                    stalled = CallStalled(
+                        _("the call into your code used no CPU time for {seconds:g} s").format(seconds=IDLE_S)
+                    )
                     stalled.idle_s = IDLE_S
                     raise stalled
             if remaining <= 0:
                 if not startup:
                     self._sample(now)  # the last figures before the worker (and its /proc) is gone
                 self.kill()
-                what = "start" if startup else "answer"
                 raise CallTimeout(
-                    f"the call into your code did not {what} in time (an endless loop, or far too slow?)"
+                    _("the call into your code did not start in time (an endless loop, or far too slow?)")
+                    if startup
+                    else _(
+                        "the call into your code did not answer in time (an endless loop, or far too slow?)"
+                    )
                 )
             rlist = [self._out_r] + ([] if write else [fd])
             wlist = [fd] if write else []
             try:
-                r, w, _ = select.select(rlist, wlist, [], min(remaining, CPU_POLL_S if capped else SAMPLE_S))
+                r, w, _x = select.select(rlist, wlist, [], min(remaining, CPU_POLL_S if capped else SAMPLE_S))
             except InterruptedError:
                 continue
             if self._out_r in r:
@@ -253,7 +266,7 @@ class WorkerProcess:
                 next_poll = time.monotonic() + CPU_POLL_S
                 if self.cpu_seconds() >= self.cap_now():
                     self.kill()
-                    raise CpuLimitExceeded("the call into your code used up its CPU time and was stopped")
+                    raise CpuLimitExceeded(_("the call into your code used up its CPU time and was stopped"))
 
     def _unread(self) -> bool:
         """Has the worker written what we have not read yet? Then it waits on us, not stalled (the
@@ -269,7 +282,7 @@ class WorkerProcess:
         Bounded on purpose: a worker that prints without end would otherwise keep us here forever,
         and no deadline (this call's, or the spare worker's start-up) would ever be checked.
         """
-        for _ in range(max_reads):
+        for _read in range(max_reads):
             try:
                 chunk = os.read(self._out_r, 65536)
             except (BlockingIOError, OSError):
@@ -288,7 +301,7 @@ class WorkerProcess:
             pass
         self.kill()
         self.dead_reason = describe_exit(status)
-        return WorkerCrashed(f"the process running your code died: {self.dead_reason}")
+        return WorkerCrashed(_("the process running your code died: {why}").format(why=self.dead_reason))
 
     def scratch_path(self) -> os.PathLike:
         """Where the trusted side finds the worker's scratch files (see Sandbox.mount_plan)."""
@@ -363,7 +376,9 @@ class WorkerProcess:
         text = self.output.decode("utf-8", errors="replace")
         text = as_a_terminal_shows(without_unshare(text))
         if self.output_dropped:
-            text += f"\n[... {self.output_dropped} more bytes of output not shown]"
+            text += "\n" + _("[... {count} more bytes of output not shown]").format(
+                count=f"{self.output_dropped:,}"
+            )
         return text
 
 
@@ -397,7 +412,7 @@ def _signal(pid: int, sig: int) -> None:
 def hunt_token(token: str) -> None:
     """Kill any process whose environment carries this worker's token (escaped daemons)."""
     needle = f"BPE_KIT_WORKER={token}".encode()
-    for _ in range(3):
+    for _try in range(3):
         found = False
         for entry in os.scandir("/proc"):
             if not entry.name.isdigit():

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import i18n
 from ..calibration import IMPORT_CPU_S, IMPORT_NOTED_S
 from ..errors import (
     BadReply,
@@ -36,9 +37,19 @@ from ..errors import (
     ModuleDoesNotImport,
     WorkerCrashed,
 )
+from ..i18n import _, ngettext
 from . import procstats, wire
 from .box import Limits, Options, Sandbox
-from .call_words import BUSY, WAITING, child_failure, describe_call, describe_value, stall_kind, stall_words
+from .call_words import (
+    BUSY,
+    WAITING,
+    child_failure,
+    describe_call,
+    describe_value,
+    likely_cause,
+    stall_kind,
+    stall_words,
+)
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 from .process import WorkerProcess
 from .procstats import PeakMeter
@@ -91,14 +102,26 @@ class RemoteError(Exception):
     def feedback(self) -> str:
         """The exception as a student should read it: the call that raised it (its arguments
         summarised), type, message, then where in their code."""
-        text = f"{self.call or 'Your code'} raised {self.remote_type}"
-        text += f": {self.remote_message}" if self.remote_message else ""
+        said = {"call": self.call, "error": self.remote_type, "message": self.remote_message}
+        if self.call:
+            text = (
+                _("{call} raised {error}: {message}") if self.remote_message else _("{call} raised {error}")
+            )
+        else:
+            text = (
+                _("Your code raised {error}: {message}")
+                if self.remote_message
+                else _("Your code raised {error}")
+            )
+        text = text.format(**said)
         if isinstance(self, MemoryError):
-            text += f" (your code hit the memory limit of {Limits().memory_bytes // 2**30} GiB)"
+            text = _("{said} (your code hit the memory limit of {gib} GiB)").format(
+                said=text, gib=Limits().memory_bytes // 2**30
+            )
         if self.child_failure and self.child_failure not in text:
-            text += f"\n(Meanwhile {self.child_failure}.)"
+            text += "\n" + _("(Meanwhile {failure}.)").format(failure=self.child_failure)
         if self.student_traceback:
-            text += "\nRaised at (your code, most recent call last):\n" + self.student_traceback
+            text += "\n" + _("Raised at (your code, most recent call last):") + "\n" + self.student_traceback
         return text
 
 
@@ -107,7 +130,7 @@ _exception_classes: dict[tuple[str, type], type] = {}
 
 def _nearest_builtin(mro: list[str]) -> type[BaseException]:
     for qualified in mro:
-        module, _, name = qualified.rpartition(".")
+        module, _dot, name = qualified.rpartition(".")
         candidate = getattr(builtins, name, None) if module == "builtins" else None
         if isinstance(candidate, type) and issubclass(candidate, Exception):
             return candidate
@@ -225,7 +248,7 @@ class Census:
 
 def _cpu(seconds: float) -> str:
     """A limit in the same digits as its basis (calibration.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
-    return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
+    return (_("{seconds:.2g} s") if seconds < 10 else _("{seconds:.0f} s")).format(seconds=seconds)
 
 
 def _lowest(*caps: float | None) -> float | None:
@@ -359,7 +382,7 @@ class Session:
             child = child_failure(worker.output.decode("utf-8", "replace"))
             samples = list(worker.cpu_samples)
             self._give_up_import()
-            words = "importing your bpe package"
+            words = _("importing your bpe package")
             explained = self._explain(exc, words, time.monotonic() - started, child, None, samples)
             self.import_failure = functools.partial(ImportFailed, str(explained))
             raise self.import_failure() from None
@@ -450,7 +473,7 @@ class Session:
             child = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
             samples, children = list(worker.cpu_samples), worker.children_counted()
             self.retire()
-            what = what or f"the call into your code ({op})"
+            what = what or _("the call into your code ({op})").format(op=op)
             capped = "call" if call_capped else "test" if test_capped else None
             raise self._explain(exc, what, deadline - start, child, capped, samples, children) from None
         finally:
@@ -467,14 +490,14 @@ class Session:
                     self.test_pool_calls += worker.children_counted() > 0
         if reply.get("id") != self._ids:
             self.retire()
-            raise BadReply("the worker answered a different question")
+            raise BadReply(_("the worker answered a different question"))
         if "ok" in reply:
             value = self._decode(reply["ok"], worker)
             return (value, sampler.growth()) if sampler is not None else value
         if "err" in reply:
             info = self._decode(reply["err"], worker)
             if type(info) is not dict:
-                raise BadReply("the worker sent a malformed error")
+                raise BadReply(_("the worker sent a malformed error"))
             exc = rebuild_exception(info)
             if isinstance(exc, RemoteError) and op in ("call", "stream", "next"):
                 exc.call = what
@@ -485,15 +508,51 @@ class Session:
             raise exc
         if "bad" in reply:
             raise BadReply(
-                f"your code returned a value that cannot be checked: "
-                f"{str(self._decode(reply['bad'], worker))[:300]}"
+                _("your code returned a value that cannot be checked: {why}").format(
+                    why=self._unchecked(reply, worker)
+                )
             )
         if "fatal" in reply:
             reason = str(self._decode(reply["fatal"], worker))[:500]
             self.retire()
-            raise WorkerCrashed(f"{what or 'your code'} raised {reason}, which ends the process running it")
+            raise WorkerCrashed(
+                _("{what} raised {reason}, which ends the process running it").format(
+                    what=what or _("your code"), reason=reason
+                )
+            )
         self.retire()
-        raise BadReply("the worker sent a reply of unknown kind")
+        raise BadReply(_("the worker sent a reply of unknown kind"))
+
+    def _unchecked(self, reply: dict, worker) -> str:
+        """Why the worker could not send what the code returned: a size cap's measure (wire.too_big)
+        in the report's language, else the worker's own words."""
+        said = str(self._decode(reply["bad"], worker))[:300]
+        measured = self._decode(reply.get("measured", {"d": []}), worker)
+        if type(measured) is not dict:
+            return said
+        kind, count, mib = (measured.get(k) for k in ("kind", "count", "mib"))
+        if not (type(kind) is str and type(count) is int and type(mib) is int):
+            return said
+        words = {
+            "characters": _("a {kind} of {count} characters is larger than the {mib} MiB reply limit"),
+            "items": _("a {kind} of {count} items is larger than the {mib} MiB reply limit"),
+        }.get(measured.get("unit"))
+        return words.format(kind=kind[:40], count=f"{count:,}", mib=mib) if words else said
+
+    def _with_children(self, basis: str, children: int) -> str:
+        """A limit's basis, and the processes the call ran, which earned it more (`children_allowance`)."""
+        if not children:
+            return basis
+        if self._slow_import():
+            runs = ngettext(
+                "it ran {count} more process, allowed once the {seconds} your package takes to import",
+                "it ran {count} more processes, allowed once the {seconds} your package takes to import",
+                children,
+            )
+        else:
+            runs = ngettext("it ran {count} more process", "it ran {count} more processes", children)
+        runs = runs.format(count=children, seconds=_cpu(self._slow_import()))
+        return _("{basis}; {runs}").format(basis=basis, runs=runs)
 
     def test_cpu_allowed(self) -> float:
         """CPU seconds the test's calls may use so far (see calibration.PerTestLimits)."""
@@ -520,37 +579,51 @@ class Session:
         """The same failure, in words that name the call, its input and its limit, and say how a
         child process it started failed (when one did): never a bare "did not answer"."""
         ran = self.children_allowance(children)  # the allowance of the processes it ran
-        runs = f"; it ran {children} more process{'es' if children > 1 else ''}" if children else ""
-        if runs and self._slow_import():
-            runs += f", allowed once the {_cpu(self._slow_import())} your package takes to import"
         if isinstance(exc, CpuLimitExceeded) and capped == "call":
-            text = (
-                f"{what} did not answer in time: stopped when it had used its limit of "
-                f"{_cpu(self.call_cpu_limit + self.test_cpu_per_call + ran)} of CPU time for one call "
-                f"({self.call_cpu_basis}{runs}); an endless loop, or far too slow?"
+            text = _(
+                "{what} did not answer in time: stopped when it had used its limit of {limit} of CPU time "
+                "for one call ({basis}); an endless loop, or far too slow?"
+            ).format(
+                what=what,
+                limit=_cpu(self.call_cpu_limit + self.test_cpu_per_call + ran),
+                basis=self._with_children(self.call_cpu_basis, children),
             )
         elif isinstance(exc, CpuLimitExceeded) and capped == "test":
-            text = (
-                f"{what} did not answer in time: stopped when this test had used its limit of "
-                f"{_cpu(self.test_cpu_allowed() + ran)} of CPU time ({self.test_cpu_basis}{runs}); an "
-                "endless loop, or far too slow?"
+            text = _(
+                "{what} did not answer in time: stopped when this test had used its limit of {limit} of CPU "
+                "time ({basis}); an endless loop, or far too slow?"
+            ).format(
+                what=what,
+                limit=_cpu(self.test_cpu_allowed() + ran),
+                basis=self._with_children(self.test_cpu_basis, children),
             )
         elif isinstance(exc, CpuLimitExceeded):
-            text = f"{what} used up its {self.cpu_limit or 0:.1f} s of CPU time and was stopped"
+            text = _("{what} used up its {limit:.1f} s of CPU time and was stopped").format(
+                what=what, limit=self.cpu_limit or 0
+            )
         elif isinstance(exc, CallStalled):
-            text = f"{what} was stopped: {stall_words(WAITING, exc.idle_s, 0.0, still=True)}"
+            text = _("{what} was stopped: {why}").format(
+                what=what, why=stall_words(WAITING, exc.idle_s, 0.0, still=True)
+            )
         elif isinstance(exc, CallTimeout):
-            text = f"{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time"
             kind = stall_kind(list(samples))
             if kind == BUSY:
-                text += " (an endless loop, or far too slow?)"
+                text = _(
+                    "{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time (an "
+                    "endless loop, or far too slow?)"
+                ).format(what=what, seconds=seconds)
             else:
                 wall_s, cpu_s = samples[-1]
-                text += ". " + stall_words(kind, wall_s, cpu_s)
+                text = _(
+                    "{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time."
+                ).format(what=what, seconds=seconds)
+                text = i18n.sentences(text, stall_words(kind, wall_s, cpu_s))
         else:
-            text = str(exc) if str(exc).startswith(what) else f"{what}: {exc}"
+            text = (
+                str(exc) if str(exc).startswith(what) else _("{what}: {error}").format(what=what, error=exc)
+            )
         if child:
-            text += f"\nThe likely cause: {child}."
+            text += "\n" + likely_cause(child)
         new = type(exc)(text)
         if isinstance(exc, CallStalled):
             new.idle_s = exc.idle_s
@@ -568,7 +641,7 @@ class Session:
             return wire.decode(raw, handle=handle)
         except wire.WireError as e:
             self.retire()
-            raise BadReply(f"the worker sent an unreadable value ({e})") from None
+            raise BadReply(_("the worker sent an unreadable value ({error})").format(error=e)) from None
 
     # -- arguments ---------------------------------------------------------------------------
     def encode_args(self, value):
@@ -679,7 +752,9 @@ def _attribute(session: Session, target, name: str):
     ref = target._ref if isinstance(target, RemoteHandle) else 0
     if not ref and name in session.census.callables:  # the answer is known: no worker needed
         return RemoteCallable(session, target, (name,))
-    value = session.request("getattr", target=ref, name=name, what=f"reading bpe attribute {name!r}")
+    value = session.request(
+        "getattr", target=ref, name=name, what=_("reading bpe attribute {name}").format(name=repr(name))
+    )
     if isinstance(value, _CallableMarker):
         return RemoteCallable(session, target, (name,))
     return value
@@ -702,13 +777,15 @@ class RemoteHandle:
         object.__setattr__(self, "_done", False)
         object.__setattr__(self, "_pulled", 0)
         object.__setattr__(self, "_bound", ITER_CAP)  # narrowed by the call that made it
-        object.__setattr__(self, "_what", f"the {cls} your code returned")
+        object.__setattr__(self, "_what", _("the {cls} your code returned").format(cls=cls))
 
     def _check(self, session: Session) -> None:
         if session is not self._session or session.worker is not self._worker:
             raise RuntimeError(
-                f"this {self._cls} object belonged to an earlier worker process "
-                "(each test, crash or restart starts a fresh one); create it again"
+                _(
+                    "this {cls} object belonged to an earlier worker process "
+                    "(each test, crash or restart starts a fresh one); create it again"
+                ).format(cls=self._cls)
             )
 
     def __getattr__(self, name: str):
@@ -732,11 +809,16 @@ class RemoteHandle:
             if self._pulled >= self._bound:
                 self._session.retire()
                 raise EndlessIterator(
-                    f"{self._what} yielded more than {self._bound:,} items without ending "
-                    "(more than its input could give): is it an endless generator?"
+                    _(
+                        "{what} yielded more than {bound} items without ending "
+                        "(more than its input could give): is it an endless generator?"
+                    ).format(what=self._what, bound=f"{self._bound:,}")
                 )
             items, done = self._session.request(
-                "next", target=self._ref, n=ITER_BATCH, what=f"pulling items from {self._what}"
+                "next",
+                target=self._ref,
+                n=ITER_BATCH,
+                what=_("pulling items from {what}").format(what=self._what),
             )
             object.__setattr__(self, "_pulled", self._pulled + len(items))
             self._pending.extend(reversed(items))
@@ -778,17 +860,21 @@ class RemoteKit:
             raise TypeError("encode_file_streaming needs a tokenizer made through the bpe fixture")
         tok._check(s)
         ids: list[int] = []
-        what = f"{tok._cls}.encode_iterable({describe_value(Path(path))}, read {int(chunk_chars):,} chars at a time)"
+        what = _("{cls}.encode_iterable({file}, read {chars} chars at a time)").format(
+            cls=tok._cls, file=describe_value(Path(path)), chars=f"{int(chunk_chars):,}"
+        )
         bound = item_bound(Path(path).stat().st_size)
 
         def on_batch(batch):
             if type(batch) is not list or any(type(i) is not int for i in batch):
-                raise BadReply("encode_iterable must yield ints")
+                raise BadReply(_("encode_iterable must yield ints"))
             ids.extend(batch)
             if len(ids) > bound:
                 raise EndlessIterator(
-                    f"{what} yielded more than {bound:,} ids without ending (more than the file "
-                    "could give): is it an endless generator?"
+                    _(
+                        "{what} yielded more than {bound} ids without ending (more than the file "
+                        "could give): is it an endless generator?"
+                    ).format(what=what, bound=f"{bound:,}")
                 )
 
         _count, growth = s.request(

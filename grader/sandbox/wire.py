@@ -31,20 +31,36 @@ MAX_DEPTH = 48
 
 
 class WireError(ValueError):
-    """A message that is not valid under this format (or breaks its size/depth caps)."""
+    """A message that is not valid under this format (or breaks its size/depth caps). `fields`:
+    what a reply's size cap measured (`too_big`), so the trusted side can say it in the report's
+    language instead of passing this English text on."""
+
+    def __init__(self, message: str, fields: dict | None = None):
+        super().__init__(message)
+        self.fields = fields or {}
 
 
-def too_big(value) -> str | None:
+# What `too_big` measured, in English; the trusted side words the same fields in the report's.
+TOO_BIG = "a {kind} of {count:,} {unit} is larger than the {mib} MiB reply limit"
+
+
+def too_big(value) -> dict | None:
     """Why one container or string cannot fit in a reply, judged from its length alone (each item
-    takes at least 2 bytes on the wire); None if it might. The worker checks this before encoding,
-    so an enormous answer is refused at once instead of after minutes of encoding and sending; the
-    trusted side's caps (process.WorkerProcess, `loads`) hold whatever a submission sends."""
+    takes at least 2 bytes on the wire): the fields of TOO_BIG; None if it might. The worker checks
+    this before encoding, so an enormous answer is refused at once instead of after minutes of
+    encoding and sending; the trusted side's caps (process.WorkerProcess, `loads`) hold whatever a
+    submission sends."""
     kind = type(value)
     if kind in (str, bytes, bytearray) or isinstance(value, (str, bytes, bytearray)):
         if len(value) > MAX_LINE:
-            return f"a {kind.__name__} of {len(value):,} characters is larger than the {MAX_LINE // 2**20} MiB reply limit"
+            return {
+                "kind": kind.__name__,
+                "count": len(value),
+                "unit": "characters",
+                "mib": MAX_LINE // 2**20,
+            }
     elif isinstance(value, (list, tuple, dict)) and len(value) > MAX_LINE // 2:
-        return f"a {kind.__name__} of {len(value):,} items is larger than the {MAX_LINE // 2**20} MiB reply limit"
+        return {"kind": kind.__name__, "count": len(value), "unit": "items", "mib": MAX_LINE // 2**20}
     return None
 
 
@@ -59,9 +75,9 @@ def encode(value, *, handle=None, depth: int = 0):
     if (kind is str or kind is list or kind is dict or kind is tuple or kind is bytes) and len(
         value
     ) > MAX_LINE // 2:
-        why = too_big(value)
-        if why:
-            raise WireError(why)
+        fields = too_big(value)
+        if fields:
+            raise WireError(TOO_BIG.format(**fields), fields)
     if kind is str:
         return value
     if kind is int:

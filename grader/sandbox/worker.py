@@ -175,7 +175,7 @@ class Worker:
                 result = getattr(self, "op_" + msg["op"])(msg)
                 line = wire.dumps({"id": msg["id"], "ok": result})
             except wire.WireError as exc:  # raised while encoding what the student returned
-                line = wire.dumps({"id": msg["id"], "bad": str(exc)})
+                line = wire.dumps({"id": msg["id"], "bad": str(exc), "measured": wire.encode(exc.fields)})
             except Exception as exc:  # the student's exception, reported; the worker lives on
                 try:
                     info = self.describe(exc)

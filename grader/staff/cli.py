@@ -13,6 +13,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .. import i18n
 from ..api import CONTRACTS
 from ..errors import RosterError, RubricError, StaffFileError
 
@@ -54,6 +55,12 @@ def add_commands(sub) -> None:
         "--published", action="store_true", help="grades are published: show after_published tests"
     )
     r.add_argument("--now", default=None, help="the time to release as of (ISO 8601; default: now)")
+    r.add_argument(
+        "--lang",
+        type=i18n.argument,
+        default=i18n.ENGLISH,
+        help="the language of the students' pages (en or zh; default en): grade with the same --lang",
+    )
 
     s = sub.add_parser("similarity", help="rank pairs of similar submissions (never changes a grade)")
     s.add_argument("submissions", type=Path)

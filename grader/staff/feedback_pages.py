@@ -18,6 +18,7 @@ from pathlib import Path
 from jinja2 import Environment
 
 from ..farm import templating
+from ..i18n import _
 from .final_grades import MISSING, FinalGrade, GradeLine
 from .late_policy import LatePolicy
 from .overrides import TOTAL
@@ -75,9 +76,9 @@ def page_context(g: FinalGrade, moment: Moment, assignment: str) -> dict:
         "reveal_note": (
             ""
             if not withheld
-            else "Some tests are shown once grades are published."
+            else _("Some tests are shown once grades are published.")
             if moment.after_due
-            else "Some tests are graded but shown only after the due date."
+            else _("Some tests are graded but shown only after the due date.")
         ),
         "visible_points": sum(t.score for t in shown),
         "visible_max": sum(t.max_score for t in shown),

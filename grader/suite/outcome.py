@@ -13,6 +13,7 @@ import re
 import pytest
 
 from ..errors import GradingAbort, ModuleDoesNotImport
+from ..i18n import _
 from ..sandbox.process import OUTPUT_CAP
 from ..scoring import NOT_GRADED
 
@@ -23,14 +24,16 @@ def classify(excinfo) -> tuple[str, str]:
     exc = excinfo.value
     if isinstance(exc, NotImplementedError):
         # A stub still in place: its own message says which function; a traceback would be noise.
-        return "not implemented", "Not implemented yet: " + (str(exc) or "a function this test calls")
+        return "not implemented", _("Not implemented yet: {what}").format(
+            what=str(exc) or _("a function this test calls")
+        )
     if isinstance(exc, ModuleDoesNotImport):
         # Said once for the whole grade, in the report's banner; each test only names the cause.
         return NOT_GRADED, exc.verdict()
     status, text = _classify(exc, excinfo)
     example = failing_example(exc)
     if example:
-        text += "\nThe input that caused it (the smallest that hypothesis found):\n" + example
+        text += "\n" + _("The input that caused it (the smallest that hypothesis found):") + "\n" + example
     return status, text
 
 
@@ -57,7 +60,7 @@ def _classify(exc, excinfo) -> tuple[str, str]:
     if isinstance(exc, GradingAbort):
         return "failed", str(exc)
     if isinstance(exc, AssertionError):
-        return "failed", str(exc) or "a check failed"
+        return "failed", str(exc) or _("a check failed")
     if isinstance(exc, pytest.fail.Exception):
         return "failed", str(exc)
     # Not exconly(): that adds hypothesis's notes, which name the graded test and its file.
@@ -84,7 +87,7 @@ def record(item, report, call, output: str) -> dict | None:
     elif call.excinfo is not None:
         status, feedback = classify(call.excinfo)
         if when == "teardown":
-            status, feedback = "failed", "after the test: " + feedback
+            status, feedback = "failed", _("after the test: {feedback}").format(feedback=feedback)
     else:
         status, feedback = "failed", str(report.longrepr)
     # Graded tests may add a note for the student (`record_property("feedback", text)`), shown
@@ -146,7 +149,9 @@ def cause_of(exc) -> dict | None:
         "key": f"raised {exc.remote_type} at {frames}",
         "where": "",
         "crash": True,  # the same error at the same place: not proven the same fault (report.py's words)
-        "summary": f"your code raised {exc.remote_type}" + (f": {message:.80}" if message else ""),
+        "summary": (
+            _("your code raised {error}: {message:.80}") if message else _("your code raised {error}")
+        ).format(error=exc.remote_type, message=message),
     }
 
 
@@ -165,7 +170,7 @@ def _normal(item, text: str, cap: int = FEEDBACK_CAP) -> str:
     text = _CONTROL.sub("\ufffd", text)
     text = _TEMP_DIRS.sub(lambda m: "/tmp/bpe-kit" if "bpe-kit" in m.group() else "<tmp>", text)
     if len(text) > cap:
-        text = text[:cap] + f"\n[... {len(text) - cap} more characters]"
+        text = text[:cap] + "\n" + _("[... {count} more characters]").format(count=len(text) - cap)
     return text
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from .. import i18n
 from ..calibration import MAX_CHILDREN
 from ..sandbox.box import LEVELS
 from . import outcome
@@ -55,6 +56,12 @@ def pytest_addoption(parser):
     )
     group.addoption("--worker-python", default=None, help="the student's interpreter for the worker")
     group.addoption(
+        "--grader-lang",
+        type=i18n.argument,
+        default=i18n.ENGLISH,
+        help="the language of the feedback the tests write (grader/i18n.py)",
+    )
+    group.addoption(
         "--grader-test-times",
         default=None,
         help="write each test's CPU seconds in the submission's code here (JSON), for the fixtures",
@@ -74,6 +81,7 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.stash[_RECORDS] = []
+    i18n.use(config.getoption("--grader-lang"))
 
 
 def _journal(config, entry: dict) -> None:

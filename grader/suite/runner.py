@@ -16,7 +16,9 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import i18n
 from ..errors import SuiteError
+from ..i18n import _
 from ..paths import DEFAULT_TESTS_DIR, KIT_ROOT
 
 DEFAULT_TEST_TIMEOUT = 60
@@ -53,10 +55,11 @@ def suite_command(
 
     `node_ids` (relative to `tests_dir`) runs only those tests; `pattern` is a pytest -k expression;
     `contract` whose rules the tests apply (grader/cs336/), `deselect` the tests it leaves out (not
-    run at all); `python` the worker's interpreter (grader/sandbox/student_python.py)."""
+    run at all); `python` the worker's interpreter (grader/sandbox/student_python.py). The feedback
+    is written in this process's language (grader/i18n.py)."""
     tests_dir = Path(tests_dir).resolve()
     if not tests_dir.is_dir():
-        raise SuiteError(f"{tests_dir}: graded tests folder not found")
+        raise SuiteError(_("{folder}: graded tests folder not found").format(folder=tests_dir))
     workdir = Path(workdir)
     ini = workdir / "pytest.ini"
     ini.write_text(f"[pytest]\ntimeout = {DEFAULT_TEST_TIMEOUT}\ntimeout_method = signal\n")
@@ -96,7 +99,7 @@ def suite_command(
         argv.append("--inprocess")
     for folder in hide:
         argv += ["--worker-hide", str(folder)]
-    argv += ["--worker-isolation", isolation, "--contract", contract]
+    argv += ["--worker-isolation", isolation, "--contract", contract, "--grader-lang", i18n.current()]
     if python:
         argv += ["--worker-python", python]
     for nodeid in deselect:
@@ -121,7 +124,11 @@ def suite_records(cmd: SuiteCommand, returncode: int, output: str) -> list[dict]
             (line for line in reversed(lines) if "Error" in line or "Exit" in line),
             lines[-1] if lines else "",
         )
-        raise SuiteError(f"the graded suite could not run (pytest exit {returncode}): {why[:400]}")
+        raise SuiteError(
+            _("the graded suite could not run (pytest exit {code}): {why}").format(
+                code=returncode, why=why[:400]
+            )
+        )
     return json.loads(cmd.records.read_text())
 
 
@@ -159,5 +166,7 @@ def run_suite(
                 cmd.argv, cwd=cmd.cwd, env=cmd.env, capture_output=True, text=True, timeout=timeout_total
             )
         except subprocess.TimeoutExpired:
-            raise SuiteError(f"grading took longer than {timeout_total} s in total") from None
+            raise SuiteError(
+                _("grading took longer than {seconds} s in total").format(seconds=timeout_total)
+            ) from None
         return suite_records(cmd, proc.returncode, proc.stdout + proc.stderr)

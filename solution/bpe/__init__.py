@@ -5,13 +5,9 @@ Part 2 ``training``: train byte-level BPE on a file (``train_bpe``).
 Part 3 ``tokenizer``: encode and decode with a trained model (``BPETokenizer``).
 ``pretokenize`` and ``gpt2_bytes`` hold the pieces they share.
 
-The ``_``-prefixed modules are the machinery behind them:
-``_merge_loop`` (incremental pair counts and a heap), ``_pretoken_counts``,
-``_parallel`` (large files: safe cut points and worker processes),
-``_streaming`` (what ``encode_iterable`` may emit before the text ends),
-``_specials``, ``_text_file`` (strict UTF-8, whole or in bounded blocks),
-``_gpt2_files``, ``_progress`` and ``_encode_file`` (a whole file to a binary
-array of ids: ``python -m bpe._encode_file``).
+Each answer is in the module of the same name as the starter's stub.
+``extras/`` holds what no stub asks for: parallel counting for very large
+training files, a whole file to an array of ids, a progress bar.
 """
 
 from .char_bpe import CharBPE, merge

@@ -6,14 +6,20 @@ gives exactly the result of replaying all merges in training order, but only
 looks at pairs that actually occur. Natural text repeats the same words over
 and over, so results are cached per pre-token: most pre-tokens of a long
 text are a dict lookup.
+
+After the class: GPT-2's file format (``from_files`` and ``save``), and how
+``encode_iterable`` decides which text of a stream can no longer change.
 """
 
+import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from itertools import chain, pairwise
 
-from . import _gpt2_files, _specials, _streaming
-from .pretokenize import pretokenize
+import regex
+
+from .gpt2_bytes import bytes_to_unicode, unicode_to_bytes
+from .pretokenize import _compile_specials, _split_with, pretokenize
 
 _CACHE_SIZE = 1 << 16  # pre-tokens; bounds memory on endless streams
 _CACHE_MAX_LEN = 64  # characters; longer pre-tokens (runs of spaces, URLs, ...) are rare: not cached
@@ -96,7 +102,7 @@ class BPETokenizer:
                 self.vocab[new_id] = raw
                 self._id_of[raw] = new_id
             self._special_ids[tok] = self._id_of[raw]
-        self._special_re = _specials.compile_specials(self.special_tokens)
+        self._special_re = _compile_specials(self.special_tokens)
         self._max_special_len = max((len(t) for t in self.special_tokens), default=0)
 
         self._byte_ids = [self._id_of.get(bytes([b])) for b in range(256)]
@@ -125,15 +131,15 @@ class BPETokenizer:
         merges_filepath: str | os.PathLike,
         special_tokens: list[str] | None = None,
     ) -> "BPETokenizer":
-        """Load GPT-2-format ``vocab.json`` and ``merges.txt``."""
-        vocab = _gpt2_files.read_vocab(vocab_filepath)
-        merges = _gpt2_files.read_merges(merges_filepath)
+        """Load GPT-2-format ``vocab.json`` and ``merges.txt`` (the format is described below the class)."""
+        vocab = _read_vocab(vocab_filepath)
+        merges = _read_merges(merges_filepath)
         return cls(vocab, merges, special_tokens)
 
     def save(self, vocab_filepath: str | os.PathLike, merges_filepath: str | os.PathLike) -> None:
         """Write GPT-2-format files that ``from_files`` (and HF tokenizers) can load."""
-        _gpt2_files.write_vocab(self.vocab, vocab_filepath)
-        _gpt2_files.write_merges(self.merges, merges_filepath)
+        _write_vocab(self.vocab, vocab_filepath)
+        _write_merges(self.merges, merges_filepath)
 
     # -- encoding ------------------------------------------------------------
 
@@ -159,7 +165,7 @@ class BPETokenizer:
         if not isinstance(text, str):
             raise TypeError(f"encode expects a str, got {type(text).__name__}")
         ids: list[int] = []
-        for piece in _specials.split_with(text, self._special_re):
+        for piece in _split_with(text, self._special_re):
             special_id = self._special_ids.get(piece)
             if special_id is not None:
                 ids.append(special_id)
@@ -171,9 +177,10 @@ class BPETokenizer:
         """Lazily encode a stream of strings (e.g. an open file, line by line).
 
         Yields exactly ``encode("".join(iterable))`` for any chunking, while
-        holding only about one pre-token of text at a time.
+        holding only about one pre-token of text at a time: ``_iter_batches``
+        (below the class) hands out the text that more chunks can no longer change.
         """
-        for pretokens, special in _streaming.iter_batches(iterable, self._special_re, self._max_special_len):
+        for pretokens, special in _iter_batches(iterable, self._special_re, self._max_special_len):
             yield from self._encode_pretokens(pretokens)
             if special is not None:
                 yield self._special_ids[special]
@@ -190,3 +197,152 @@ class BPETokenizer:
                 raise ValueError(f"unknown token id {i!r}: not in the vocabulary")
             parts.append(tok)
         return b"".join(parts).decode("utf-8", errors="replace")
+
+
+# -- GPT-2's file format ------------------------------------------------------
+#
+# vocab.json maps each token, rendered with ``bytes_to_unicode``, to its id;
+# merges.txt lists one merge per line as two rendered tokens separated by a
+# space, optionally after a "#version" line. A rendered token never contains
+# a real space (the space byte renders as "Ġ"), so splitting on " " is safe.
+
+_TO_CHAR = bytes_to_unicode()
+_TO_BYTE = unicode_to_bytes()
+
+
+def _render(token: bytes) -> str:
+    """A token's bytes as GPT-2's printable characters: b" the" becomes "Ġthe"."""
+    return "".join(_TO_CHAR[b] for b in token)
+
+
+def _unrender(text: str, path: str | os.PathLike, where: str) -> bytes:
+    """The bytes a rendered token stands for; a character outside GPT-2's table is a ValueError."""
+    try:
+        return bytes(_TO_BYTE[ch] for ch in text)
+    except KeyError as e:
+        raise ValueError(f"{os.fspath(path)}: {where}: {e.args[0]!r} is not a GPT-2 byte character") from None
+
+
+def _read_vocab(path: str | os.PathLike) -> dict[int, bytes]:
+    """Read a GPT-2 vocab.json into ``{id: token bytes}``."""
+    with open(path, encoding="utf-8") as f:
+        try:
+            raw = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{os.fspath(path)}: not valid JSON ({e})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{os.fspath(path)}: expected a JSON object {{token: id}}")
+    vocab: dict[int, bytes] = {}
+    for text, i in raw.items():
+        if isinstance(i, bool) or not isinstance(i, int):
+            raise ValueError(f"{os.fspath(path)}: id of {text!r} is not an integer: {i!r}")
+        vocab[i] = _unrender(text, path, f"token {text!r}")
+    return vocab
+
+
+def _read_merges(path: str | os.PathLike) -> list[tuple[bytes, bytes]]:
+    """Read a GPT-2 merges.txt; skips a leading "#version" line and blank lines."""
+    merges: list[tuple[bytes, bytes]] = []
+    with open(path, encoding="utf-8", newline="") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if not line or (lineno == 1 and line.startswith("#version")):
+                continue
+            parts = line.split(" ")
+            if len(parts) != 2 or not all(parts):
+                raise ValueError(
+                    f"{os.fspath(path)}: line {lineno}: expected two tokens separated by one space,"
+                    f" got {line!r}"
+                )
+            where = f"line {lineno}"
+            merges.append((_unrender(parts[0], path, where), _unrender(parts[1], path, where)))
+    return merges
+
+
+def _write_vocab(vocab: dict[int, bytes], path: str | os.PathLike) -> None:
+    """Write ``{rendered token: id}`` as JSON, in id order, non-ASCII characters as they are."""
+    data = {_render(tok): i for i, tok in sorted(vocab.items())}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f, ensure_ascii=False, indent=2)
+        f.write("\n")
+
+
+def _write_merges(merges: list[tuple[bytes, bytes]], path: str | os.PathLike) -> None:
+    """Write one merge per line, in rank order, after GPT-2's "#version" line."""
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write("#version: 0.2\n")
+        for a, b in merges:
+            f.write(f"{_render(a)} {_render(b)}\n")
+
+
+# -- streaming: what encode_iterable may emit before the text ends -------------
+#
+# ``encode_iterable`` must give exactly the ids of ``encode("".join(chunks))``
+# whatever the chunking, without holding the whole text. A chunk boundary may
+# fall inside a special token, inside a run of spaces or inside a word, so
+# after each chunk we emit only what more text cannot change and carry the
+# rest over:
+#
+# * Special tokens: the match decision at position p depends on at most
+#   ``max_special_len`` characters, so matches starting before
+#   ``len(buf) - max_special_len + 1`` are settled; anything later could still
+#   become (part of) a special token.
+# * Pre-tokens: GPT-2's regex looks at most one character past a match, except
+#   for contractions ("'ll" looks two ahead) and whitespace runs (which stretch
+#   to the end of the run). So every pre-token but the last is final, unless it
+#   starts within the last two characters ("'l" may become "'ll").
+#
+# The carry-over is thus at most the longest pre-token plus a few characters.
+
+_Batch = tuple[list[str], "str | None"]  # settled pre-tokens, then maybe a special token
+
+
+def _settle(buf: str, special_re: "regex.Pattern[str] | None", max_len: int) -> Generator[_Batch, None, int]:
+    """Yield the settled batches at the start of ``buf``; return where the rest begins.
+
+    A generator rather than a list of batches: a 1 MiB chunk holds hundreds of
+    thousands of pre-tokens, and materialising them all at once would
+    multiply the memory a stream needs by ten.
+    """
+    pos = 0
+    safe = len(buf) - max_len + 1 if special_re is not None else len(buf)
+    if special_re is not None:
+        for m in special_re.finditer(buf):
+            if m.start() >= safe:
+                break
+            yield pretokenize(buf[pos : m.start()]), m.group()
+            pos = m.end()
+    settled = buf[pos : max(pos, safe)]
+    tokens = pretokenize(settled)
+    # Final: every pre-token but the last, unless it starts in the last two characters.
+    keep, offset, limit = 0, 0, len(settled) - 2
+    for t in tokens[:-1]:
+        if offset >= limit:
+            break
+        offset += len(t)
+        keep += 1
+    if keep:
+        yield tokens[:keep], None
+    return pos + offset
+
+
+def _iter_batches(
+    chunks: Iterable[str], special_re: "regex.Pattern[str] | None", max_special_len: int
+) -> Iterator[_Batch]:
+    """Yield ``(pre-tokens, special or None)`` batches of the concatenated chunks, lazily."""
+    buf = ""
+    for chunk in chunks:
+        if not isinstance(chunk, str):
+            raise TypeError(f"encode_iterable expects str chunks, got {type(chunk).__name__}")
+        if not chunk:
+            continue
+        buf += chunk
+        keep = yield from _settle(buf, special_re, max_special_len)
+        buf = buf[keep:]
+    # The stream has ended: everything left is final.
+    pos = 0
+    if special_re is not None:
+        for m in special_re.finditer(buf):
+            yield pretokenize(buf[pos : m.start()]), m.group()
+            pos = m.end()
+    yield pretokenize(buf[pos:]), None

@@ -18,14 +18,15 @@ from grader.checks.diagnose import first_difference_in_pieces
 from grader.checks.messages import diagnosed, explain_merges
 from grader.checks.shapes import check_ids, check_train_result
 from grader.checks.speed import WALL_FACTOR, memory_figures, timed_call, verdict
+from grader.i18n import N_, _
 
 EOT = "<|endoftext|>"
-TRAIN_HINT = (
+TRAIN_HINT = N_(
     "Hint: do not recount every pair after every merge. Count the distinct pre-tokens once, "
     "keep the pair counts, and after a merge update only the counts of pairs next to it "
     "(and only in the words that contain the merged pair)."
 )
-ENCODE_HINT = (
+ENCODE_HINT = N_(
     "Hint: do not replay every merge over the whole text. Pre-tokenize, then merge each "
     "pre-token by rank (lowest first), and cache the ids of pre-tokens you have already seen."
 )
@@ -64,7 +65,7 @@ def test_training_speed(bpe, scratch, record_property):
     corpus = calibration.write_training_corpus(scratch)
     found = _pieces_of(bpe, corpus.read_bytes().decode("utf-8"))
     with _cause_first(found, "train_bpe"):
-        _training_gate(bpe, budget, corpus, record_property, "" if found else TRAIN_HINT)
+        _training_gate(bpe, budget, corpus, record_property, "" if found else _(TRAIN_HINT))
 
 
 def _pieces_of(bpe, text: str):
@@ -84,7 +85,9 @@ def _cause_first(found, exercised: str):
 
 
 def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
-    what = f"train_bpe on {corpus.stat().st_size // 1000} KB of stories, vocab_size={calibration.TRAIN_VOCAB_SIZE}"
+    what = _("train_bpe on {kb} KB of stories, vocab_size={vocab_size}").format(
+        kb=corpus.stat().st_size // 1000, vocab_size=calibration.TRAIN_VOCAB_SIZE
+    )
     result, seconds = timed_call(
         bpe,
         budget,
@@ -96,11 +99,11 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
     )
     vocab, merges = check_train_result(result)
     expected = golden.SpeedTrainCase(golden.root("public"))  # the first merges, stored by `make fixtures`
-    assert len(vocab) == calibration.TRAIN_VOCAB_SIZE, (
-        f"{what}: expected exactly {calibration.TRAIN_VOCAB_SIZE} vocab entries, got {len(vocab)}"
-    )
+    assert len(vocab) == calibration.TRAIN_VOCAB_SIZE, _(
+        "{what}: expected exactly {size} vocab entries, got {got}"
+    ).format(what=what, size=calibration.TRAIN_VOCAB_SIZE, got=len(vocab))
     problem = explain_merges(expected.diagnostics(), expected.merges, merges[: len(expected.merges)])
-    assert problem is None, f"{what}: fast, but the merges are wrong.\n{problem}"
+    assert problem is None, _("{what}: fast, but the merges are wrong.").format(what=what) + "\n" + problem
     ok, message = verdict(seconds, budget, what, hint)
     record_property("feedback", message.rstrip())
     if not ok:
@@ -116,12 +119,14 @@ def test_encode_speed(bpe, scratch, record_property):
     text = calibration.generated(calibration.ENCODE_TEXT)
     found = _pieces_of(bpe, text)
     with _cause_first(found, "encode"):
-        _encoding_gate(bpe, tok, budget, text, record_property, "" if found else ENCODE_HINT)
+        _encoding_gate(bpe, tok, budget, text, record_property, "" if found else _(ENCODE_HINT))
 
 
 def _encoding_gate(bpe, tok, budget, text: str, record_property, hint: str) -> None:
     vocab, merges, specials = calibration.encode_tokenizer_parts()
-    what = f"encode on {len(text.encode('utf-8')) // 1000} KB of stories ({len(merges)} merges)"
+    what = _("encode on {kb} KB of stories ({merges} merges)").format(
+        kb=len(text.encode("utf-8")) // 1000, merges=len(merges)
+    )
     ids, seconds = timed_call(
         bpe, budget, lambda: tok.encode(text), what, hint, gate="encoding", record=record_property
     )
@@ -140,26 +145,38 @@ def _encoding_gate(bpe, tok, budget, text: str, record_property, hint: str) -> N
 
 
 def _ids_differ(first_wrong: int, see: str) -> str:
-    return (
-        f"Not charged here: your ids differ from the expected ones (the first wrong one among ids "
-        f"#{first_wrong} to #{first_wrong + golden.BLOCK_IDS - 1}), see {see}; this gate grades only "
-        "the speed or memory of a real encoding."
-    )
+    return _(
+        "Not charged here: your ids differ from the expected ones (the first wrong one among ids "
+        "#{first} to #{last}), see {see}; this gate grades only the speed or memory of a real encoding."
+    ).format(first=first_wrong, last=first_wrong + golden.BLOCK_IDS - 1, see=see)
 
 
 def _spells_the_text(vocab, specials, ids: list[int], text: str, what: str, graded: str = "speed") -> None:
-    """The ids must spell the text's bytes with this vocab, or they are not an encoding at all."""
+    """The ids must spell the text's bytes with this vocab, or they are not an encoding at all.
+    `graded`: "speed" or "memory"."""
     tokens = golden.with_specials(vocab, specials)
     unknown = next((i for i in ids if i not in tokens), None)
-    assert unknown is None, (
-        f"{what}: id {unknown} is not in the vocab, so these ids are not an encoding of the text."
-    )
+    assert unknown is None, _(
+        "{what}: id {id} is not in the vocab, so these ids are not an encoding of the text."
+    ).format(what=what, id=unknown)
     spelled = b"".join(tokens[i] for i in ids)
+    said = {
+        "what": what,
+        "spelled": len(spelled),
+        "size": len(text.encode("utf-8")),
+        "at": _first_difference(spelled, text.encode("utf-8")),
+    }
     assert spelled == text.encode("utf-8"), (
-        f"{what}: your ids spell {len(spelled)} bytes, not the text's {len(text.encode('utf-8'))} bytes "
-        f"(first difference at byte {_first_difference(spelled, text.encode('utf-8'))}): not an "
-        f"encoding of the text, so its {graded} cannot be graded."
-    )
+        _(
+            "{what}: your ids spell {spelled} bytes, not the text's {size} bytes (first difference at "
+            "byte {at}): not an encoding of the text, so its speed cannot be graded."
+        )
+        if graded == "speed"
+        else _(
+            "{what}: your ids spell {spelled} bytes, not the text's {size} bytes (first difference at "
+            "byte {at}): not an encoding of the text, so its memory cannot be graded."
+        )
+    ).format(**said)
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
@@ -180,7 +197,7 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
     limits = STREAM_TIME_ALLOWANCE * per_mb * encode.abort_after, STREAM_MAX_BUDGETS * per_mb * encode.seconds
     found = _pieces_of(bpe, text)
     with _cause_first(found, "encode_iterable"):
-        _memory_gate(bpe, tok, path, sample, text, limits, record_property, "" if found else ENCODE_HINT)
+        _memory_gate(bpe, tok, path, sample, text, limits, record_property, "" if found else _(ENCODE_HINT))
 
 
 def _streamed(bpe, tok, path, cpu: float, why: str, hint: str):
@@ -196,11 +213,19 @@ def _streamed(bpe, tok, path, cpu: float, why: str, hint: str):
         except CallStalled as stop:  # its words say why, and name a child process that failed
             raise AssertionError(f"{stop}\n{hint}".rstrip()) from None
         except CallTimeout as stop:
-            spent = f"{cpu:.0f} s of CPU time" if isinstance(stop, CpuLimitExceeded) else f"{wall:.0f} s"
-            raise AssertionError(
-                f"encode_iterable over {_size(size)} of text was stopped after {spent} ({why}), so its "
-                f"memory could not be measured.\n{hint}".rstrip()
-            ) from None
+            said = {"size": _size(size), "cpu": cpu, "wall": wall, "why": why}
+            words = (
+                _(
+                    "encode_iterable over {size} of text was stopped after {cpu:.0f} s of CPU time ({why}), "
+                    "so its memory could not be measured."
+                )
+                if isinstance(stop, CpuLimitExceeded)
+                else _(
+                    "encode_iterable over {size} of text was stopped after {wall:.0f} s ({why}), so its "
+                    "memory could not be measured."
+                )
+            )
+            raise AssertionError(f"{words.format(**said)}\n{hint}".rstrip()) from None
 
 
 def _size(n_bytes: int) -> str:
@@ -209,36 +234,44 @@ def _size(n_bytes: int) -> str:
 
 def _memory_gate(bpe, tok, path, sample, text: str, limits, record_property, hint: str) -> None:
     """Memory, on the whole file, under a CPU limit set by the encoder's own pace on its start."""
-    vocab, _, specials = calibration.encode_tokenizer_parts()
+    vocab, _merges, specials = calibration.encode_tokenizer_parts()
     size = path.stat().st_size
     least, most = limits
-    _streamed(bpe, tok, sample, most * sample.stat().st_size / size, "far beyond any encoder's pace", hint)
+    _streamed(bpe, tok, sample, most * sample.stat().st_size / size, _("far beyond any encoder's pace"), hint)
     pace = bpe.kit.last_call.cpu_s * size / sample.stat().st_size
     cpu = max(least, min(most, PACE_FACTOR * pace))
     why = (
-        f"{PACE_FACTOR:g} x the {pace:.1f} s that its pace on the first {_size(sample.stat().st_size)} "
-        "predicts: does it encode again text it has already encoded?"
+        _(
+            "{factor:g} x the {pace:.1f} s that its pace on the first {sample} predicts: does it encode "
+            "again text it has already encoded?"
+        ).format(factor=PACE_FACTOR, pace=pace, sample=_size(sample.stat().st_size))
         if cpu == PACE_FACTOR * pace
-        else "far beyond any encoder's pace"
+        else _("far beyond any encoder's pace")
         if cpu == most
-        else f"the least this gate allows, {STREAM_TIME_ALLOWANCE:g} x the encoding gate's stop per MB"
+        else _("the least this gate allows, {factor:g} x the encoding gate's stop per MB").format(
+            factor=STREAM_TIME_ALLOWANCE
+        )
     )
     result = _streamed(bpe, tok, path, cpu, why, hint)
     ids = check_ids(result.ids, "encode_iterable(...)")
-    what = f"encode_iterable over a {size / 1e6:.1f} MB file"
+    what = _("encode_iterable over a {mb:.1f} MB file").format(mb=size / 1e6)
     _spells_the_text(vocab, specials, ids, text, what, "memory")
     wrong = golden.IdDigest(golden.root("public") / "speed" / "stream" / "ids.txt").first_wrong_block(ids)
     limit = MEMORY_LIMIT_PER_FILE_BYTE * size
-    message = (
-        f"encode_iterable over a {size / 1e6:.1f} MB file grew your program's memory by "
-        f"{result.peak_growth_bytes / 1e6:.1f} MB; the limit is {limit / 1e6:.1f} MB."
-    )
+    message = _(
+        "encode_iterable over a {mb:.1f} MB file grew your program's memory by {grew:.1f} MB; the limit "
+        "is {limit:.1f} MB."
+    ).format(mb=size / 1e6, grew=result.peak_growth_bytes / 1e6, limit=limit / 1e6)
     if wrong is not None:
         message += "\n" + _ids_differ(wrong, "3.10")
     record_property("feedback", message)
     record_property("figures", memory_figures("streaming memory", result.peak_growth_bytes, limit))
     if result.peak_growth_bytes > limit:
         raise AssertionError(
-            message + "\nHint: encode_iterable must be lazy: never join all chunks, never build the whole "
-            "list of ids; yield ids as soon as a pre-token is complete, keeping only the unfinished tail."
+            message
+            + "\n"
+            + _(
+                "Hint: encode_iterable must be lazy: never join all chunks, never build the whole "
+                "list of ids; yield ids as soon as a pre-token is complete, keeping only the unfinished tail."
+            )
         )

@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 
 from grader.checks import golden
 from grader.checks.expect import expect_error
+from grader.checks.round_trip import broken as round_trip_broken
 from grader.checks.shapes import check_ids
+from grader.i18n import N_, _
 
 TRACE_TEXT = "low lower lowest"
 
@@ -26,72 +28,74 @@ def _merges(model) -> list:
 @pytest.mark.timeout(30)
 def test_merge(bpe):
     cases = [
-        (([1, 1, 1], (1, 1), 9), [9, 1], "pairs never overlap: scan left to right"),
-        (([1, 1, 1, 1], (1, 1), 9), [9, 9], "two separate pairs"),
-        (([1, 2, 3, 1, 2], (1, 2), 7), [7, 3, 7], "every occurrence is replaced"),
-        (([2, 1], (1, 2), 7), [2, 1], "the order inside the pair matters"),
-        (([5], (5, 5), 7), [5], "a single id has no pair"),
-        (([], (1, 2), 7), [], "the empty list stays empty"),
-        (([1, 1, 1], [1, 1], 9), [9, 1], "the pair may also be given as a list"),
+        (([1, 1, 1], (1, 1), 9), [9, 1], N_("pairs never overlap: scan left to right")),
+        (([1, 1, 1, 1], (1, 1), 9), [9, 9], N_("two separate pairs")),
+        (([1, 2, 3, 1, 2], (1, 2), 7), [7, 3, 7], N_("every occurrence is replaced")),
+        (([2, 1], (1, 2), 7), [2, 1], N_("the order inside the pair matters")),
+        (([5], (5, 5), 7), [5], N_("a single id has no pair")),
+        (([], (1, 2), 7), [], N_("the empty list stays empty")),
+        (([1, 1, 1], [1, 1], 9), [9, 1], N_("the pair may also be given as a list")),
     ]
     for (ids, pair, new_id), expected, why in cases:
         got = check_ids(bpe.merge(list(ids), pair, new_id), "merge(...)")
-        assert got == expected, f"merge({ids}, {pair!r}, {new_id}) should be {expected} ({why}), got {got}"
+        assert got == expected, _("{call} should be {expected} ({why}), got {got}").format(
+            call=f"merge({ids}, {pair!r}, {new_id})", expected=expected, why=_(why), got=got
+        )
 
 
 @pytest.mark.timeout(30)
 def test_trace_low_lower_lowest(bpe):
     model = bpe.CharBPE.train(TRACE_TEXT, 4)
-    assert model.vocab[:9] == ["\ufffd", " ", "e", "l", "o", "r", "s", "t", "w"], (
-        f"vocab should start with '\\ufffd' then the distinct characters sorted by code point: "
-        f"['\\ufffd', ' ', 'e', 'l', 'o', 'r', 's', 't', 'w'], got {model.vocab[:9]}"
-    )
-    learned = [model.vocab[new_id] for _, new_id in _merges(model)]
-    assert learned == ["lo", "low", " low", " lowe"], (
-        f"on {TRACE_TEXT!r} the 4 merges should create 'lo', 'low', ' low', ' lowe' (in that order); "
-        f"yours created {learned}"
-    )
-    assert _merges(model) == [[[3, 4], 9], [[9, 8], 10], [[1, 10], 11], [[11, 2], 12]], (
-        f"merges should be recorded as [[a, b], new_id]: expected [[[3, 4], 9], [[9, 8], 10], "
-        f"[[1, 10], 11], [[11, 2], 12]], got {_merges(model)}"
-    )
+    assert model.vocab[:9] == ["\ufffd", " ", "e", "l", "o", "r", "s", "t", "w"], _(
+        "vocab should start with '\\ufffd' then the distinct characters sorted by code point: "
+        "['\\ufffd', ' ', 'e', 'l', 'o', 'r', 's', 't', 'w'], got {got}"
+    ).format(got=model.vocab[:9])
+    learned = [model.vocab[new_id] for _id, new_id in _merges(model)]
+    assert learned == ["lo", "low", " low", " lowe"], _(
+        "on {text} the 4 merges should create 'lo', 'low', ' low', ' lowe' (in that order); "
+        "yours created {learned}"
+    ).format(text=repr(TRACE_TEXT), learned=learned)
+    assert _merges(model) == [[[3, 4], 9], [[9, 8], 10], [[1, 10], 11], [[11, 2], 12]], _(
+        "merges should be recorded as [[a, b], new_id]: expected [[[3, 4], 9], [[9, 8], 10], "
+        "[[1, 10], 11], [[11, 2], 12]], got {got}"
+    ).format(got=_merges(model))
     ids = check_ids(model.encode(TRACE_TEXT))
-    assert ids == [10, 12, 5, 12, 6, 7], (
-        f"encode({TRACE_TEXT!r}) should turn 16 characters into 6 tokens [10, 12, 5, 12, 6, 7] "
-        f"('low', ' lowe', 'r', ' lowe', 's', 't'), got {ids}"
-    )
+    assert ids == [10, 12, 5, 12, 6, 7], _(
+        "{call} should turn 16 characters into 6 tokens [10, 12, 5, 12, 6, 7] "
+        "('low', ' lowe', 'r', ' lowe', 's', 't'), got {got}"
+    ).format(call=f"encode({TRACE_TEXT!r})", got=ids)
     assert model.decode(ids) == TRACE_TEXT
-    assert check_ids(model.encode("low?")) == [10, 0], (
+    assert check_ids(model.encode("low?")) == [10, 0], _(
         "a character never seen in training must encode to id 0"
     )
     vocab = list(bpe.CharBPE.train("b\ufffda \ufffd", 0).vocab)
-    assert vocab == ["\ufffd", " ", "a", "b"], (
+    assert vocab == ["\ufffd", " ", "a", "b"], _(
         "CharBPE.train('b\\ufffda \\ufffd', 0): '\\ufffd' is in the vocab once, at id 0, even when "
-        f"the text holds it: expected ['\\ufffd', ' ', 'a', 'b'], got {vocab}"
-    )
+        "the text holds it: expected ['\\ufffd', ' ', 'a', 'b'], got {got}"
+    ).format(got=vocab)
 
 
 @pytest.mark.timeout(30)
 def test_newline_rule(bpe):
     model = bpe.CharBPE.train("ab\nab\nab\n", 10)
-    learned = [model.vocab[new_id] for _, new_id in _merges(model)]
-    assert learned == ["ab"], (
-        f"on 'ab\\nab\\nab\\n' only 'ab' may be learned: a pair whose joined string contains '\\n' is "
-        f"never merged. Yours learned {learned}"
-    )
+    learned = [model.vocab[new_id] for _id, new_id in _merges(model)]
+    assert learned == ["ab"], _(
+        "on 'ab\\nab\\nab\\n' only 'ab' may be learned: a pair whose joined string contains '\\n' is "
+        "never merged. Yours learned {learned}"
+    ).format(learned=learned)
     model = bpe.CharBPE.train("\n\n\n\n\n\n", 5)
-    assert _merges(model) == [], "a text of newlines only has no pair that may be merged"
+    assert _merges(model) == [], _("a text of newlines only has no pair that may be merged")
 
 
 @pytest.mark.timeout(30)
 def test_tie_break_and_stop(bpe):
     model = bpe.CharBPE.train("cdabcdab", 10)
-    learned = [model.vocab[new_id] for _, new_id in _merges(model)]
-    assert learned == ["cd", "cda", "cdab"], (
-        f"on 'cdabcdab': 'cd' and 'ab' both occur twice; the tie goes to the pair whose first "
-        f"occurrence is earliest in the CURRENT sequence, so 'cd', then 'cda', then 'cdab'; then "
-        f"training stops because no pair occurs twice. Yours learned {learned}"
-    )
+    learned = [model.vocab[new_id] for _id, new_id in _merges(model)]
+    assert learned == ["cd", "cda", "cdab"], _(
+        "on 'cdabcdab': 'cd' and 'ab' both occur twice; the tie goes to the pair whose first "
+        "occurrence is earliest in the CURRENT sequence, so 'cd', then 'cda', then 'cdab'; then "
+        "training stops because no pair occurs twice. Yours learned {learned}"
+    ).format(learned=learned)
 
     # Expected results for many short texts over the alphabet "ab \nc", stored shortest first
     # (data/fixtures/public/char_bpe/train.jsonl): the first failure is the smallest one.
@@ -99,10 +103,16 @@ def test_tie_break_and_stop(bpe):
         text, num_merges = row["text"], row["num_merges"]
         model = bpe.CharBPE.train(text, num_merges)
         got = _merges(model)
-        assert got == row["merges"] and list(model.vocab) == row["vocab"], (
-            f"the smallest text where your training differs: CharBPE.train({text!r}, {num_merges})\n"
-            f"  expected merges {row['merges']} (vocab {row['vocab']})\n"
-            f"  got      merges {got} (vocab {list(model.vocab)})"
+        assert got == row["merges"] and list(model.vocab) == row["vocab"], _(
+            "the smallest text where your training differs: {call}\n"
+            "  expected merges {merges} (vocab {vocab})\n"
+            "  got      merges {got} (vocab {got_vocab})"
+        ).format(
+            call=f"CharBPE.train({text!r}, {num_merges})",
+            merges=row["merges"],
+            vocab=row["vocab"],
+            got=got,
+            got_vocab=list(model.vocab),
         )
 
 
@@ -113,24 +123,30 @@ def test_state_round_trip(bpe):
     row = max(golden.char_bpe_cases(golden.root("public")), key=lambda r: (len(r["merges"]), r["text"]))
     model = bpe.CharBPE.train(row["text"], row["num_merges"])
     state = model.state()
-    assert type(state) is dict and set(state) == {"vocab", "merges"}, (
-        f"state() must return a dict with exactly the keys 'vocab' and 'merges', got {state!r:.200}"
-    )
+    assert type(state) is dict and set(state) == {"vocab", "merges"}, _(
+        "state() must return a dict with exactly the keys 'vocab' and 'merges', got {got:.200}"
+    ).format(got=repr(state))
     try:
         restored_state = json.loads(json.dumps(state))
     except TypeError as error:
-        raise AssertionError(f"state() must be JSON-serialisable: {error}") from None
-    assert restored_state == {"vocab": row["vocab"], "merges": row["merges"]}, (
-        f"the state of CharBPE.train({row['text']!r}, {row['num_merges']}) must hold its vocab "
-        f"{row['vocab']} and merges {row['merges']}; got {restored_state!r:.300} (if training "
-        "itself differs, see 1.4)"
+        raise AssertionError(_("state() must be JSON-serialisable: {error}").format(error=error)) from None
+    assert restored_state == {"vocab": row["vocab"], "merges": row["merges"]}, _(
+        "the state of {call} must hold its vocab {vocab} and merges {merges}; got {got:.300} (if "
+        "training itself differs, see 1.4)"
+    ).format(
+        call=f"CharBPE.train({row['text']!r}, {row['num_merges']})",
+        vocab=row["vocab"],
+        merges=row["merges"],
+        got=repr(restored_state),
     )
     again = bpe.CharBPE(**restored_state)
-    assert list(again.vocab) == list(model.vocab) and _merges(again) == _merges(model), (
+    assert list(again.vocab) == list(model.vocab) and _merges(again) == _merges(model), _(
         "CharBPE(**json.loads(json.dumps(t.state()))) must have the same vocab and merges as t"
     )
     for text in [row["text"], row["text"][::-1], "unknown chars: xyz!", ""]:
-        assert again.encode(text) == model.encode(text), f"the restored model encodes {text!r} differently"
+        assert again.encode(text) == model.encode(text), _(
+            "the restored model encodes {text} differently"
+        ).format(text=repr(text))
 
 
 @pytest.mark.timeout(30)
@@ -140,20 +156,25 @@ def test_validation_errors(bpe):
             TypeError,
             lambda bad_text=bad_text: bpe.CharBPE.train(bad_text, 3),
             f"CharBPE.train({bad_text!r}, 3)",
-            "text must be a str",
+            _("text must be a str"),
         )
     for bad_n in [-1, 1.5, "3", True, None]:
         expect_error(
             ValueError,
             lambda bad_n=bad_n: bpe.CharBPE.train("some text", bad_n),
             f"CharBPE.train('some text', {bad_n!r})",
-            "num_merges must be a non-negative int; bool is refused",
+            _("num_merges must be a non-negative int; bool is refused"),
         )
     model = bpe.CharBPE.train("abab", 1)
     error = expect_error(
-        ValueError, lambda: model.decode([1, 999]), "decode([1, 999])", "999 is not a known id"
+        ValueError,
+        lambda: model.decode([1, 999]),
+        "decode([1, 999])",
+        _("{id} is not a known id").format(id=999),
     )
-    assert "999" in str(error), f"decode's ValueError must name the unknown id 999, got: {error}"
+    assert "999" in str(error), _("decode's ValueError must name the unknown id {id}, got: {error}").format(
+        id=999, error=error
+    )
 
 
 @pytest.mark.timeout(60)
@@ -164,9 +185,6 @@ def test_char_round_trip(bpe):
     def round_trip(text):
         ids = check_ids(model.encode(text))
         back = model.decode(ids)
-        assert back == text, (
-            f"the smallest text that breaks your round trip: {text!r}\n"
-            f"  encode gave {ids}\n  decode gave back {back!r}"
-        )
+        assert back == text, round_trip_broken(text, ids, back)
 
     round_trip()

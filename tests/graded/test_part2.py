@@ -21,6 +21,7 @@ from grader.checks.gpt2 import GPT2_PATTERN
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_train_result
 from grader.checks.training_check import check_training_case
+from grader.i18n import N_, _
 
 EOT = "<|endoftext|>"
 
@@ -39,7 +40,9 @@ def test_split_on_special_tokens(bpe):
     ]
     for text, specials, expected in cases:
         got = bpe.split_on_special_tokens(text, specials)
-        assert type(got) is list, f"split_on_special_tokens must return a list, got {type(got).__name__}"
+        assert type(got) is list, _("{function} must return a list, got {kind}").format(
+            function="split_on_special_tokens", kind=type(got).__name__
+        )
         if got != expected:  # the cause of any later failure it explains (grader/checks/diagnose.py)
             split = "split_on_special_tokens"
             raise diagnosed(Finding(split, split, (text, specials), expected, got), "")
@@ -48,10 +51,9 @@ def test_split_on_special_tokens(bpe):
     def joins_back(parts):
         text = "".join(parts)
         got = bpe.split_on_special_tokens(text, ["<|e|>", "<|e|><|e|>"])
-        assert "".join(got) == text and "" not in got, (
-            f"the smallest text that breaks it: {text!r}: the pieces {got!r} must be non-empty and "
-            f"join back to the text"
-        )
+        assert "".join(got) == text and "" not in got, _(
+            "the smallest text that breaks it: {text}: the pieces {got} must be non-empty and join back to the text"
+        ).format(text=repr(text), got=repr(got))
 
     joins_back()
 
@@ -120,32 +122,32 @@ def test_train_argument_errors(bpe):
     corpus = golden.root("public") / "corpora" / "tiny_words.txt"
     # A special token listed twice counts once: first with room to spare, so that a vocab holding
     # it twice is seen (and named) before any size check.
-    vocab, _ = check_train_result(bpe.train_bpe(corpus, 270, [EOT, EOT]))
+    vocab, _merges = check_train_result(bpe.train_bpe(corpus, 270, [EOT, EOT]))
     layout = {i: bytes([i]) for i in range(256)} | {256: EOT.encode()}
     found = first_difference_in_specials(layout, vocab, [EOT], "train_bpe")
     if found:
         raise diagnosed(found, "(train_bpe(corpus, 270, special_tokens=[EOT, EOT]))")
     for vocab_size, specials, why in [
-        (256, [EOT], "256 bytes + 1 special token need 257 ids"),
-        (257, [EOT, "<|pad|>"], "256 bytes + 2 special tokens need 258 ids"),
+        (256, [EOT], N_("256 bytes + 1 special token need 257 ids")),
+        (257, [EOT, "<|pad|>"], N_("256 bytes + 2 special tokens need 258 ids")),
     ]:
         expect_error(
             ValueError,
             lambda vocab_size=vocab_size, specials=specials: bpe.train_bpe(corpus, vocab_size, specials),
             f"train_bpe(corpus, {vocab_size}, {specials!r})",
-            why,
+            _(why),
         )
     expect_error(
         ValueError,
         lambda: bpe.train_bpe(corpus, 300, [""]),
         "train_bpe(corpus, 300, [''])",
-        "a special token cannot be the empty string",
+        _("a special token cannot be the empty string"),
     )
     vocab, merges = check_train_result(bpe.train_bpe(corpus, 257, [EOT, EOT]))
-    assert len(vocab) == 257 and merges == [], (
+    assert len(vocab) == 257 and merges == [], _(
         "vocab_size=257 with special_tokens=[EOT, EOT] is valid (duplicates count once): "
-        f"expected 257 ids and no merges, got {len(vocab)} ids and {len(merges)} merges"
-    )
+        "expected 257 ids and no merges, got {ids} ids and {merges} merges"
+    ).format(ids=len(vocab), merges=len(merges))
 
 
 @pytest.mark.timeout(30)
@@ -155,22 +157,22 @@ def test_train_file_errors(bpe, tmp_path):
         FileNotFoundError,
         lambda: bpe.train_bpe(missing, 300, [EOT]),
         f"train_bpe({missing!r}, 300, [{EOT!r}])",
-        "the file does not exist",
+        _("the file does not exist"),
     )
-    assert "missing-corpus-4321.txt" in str(error), (
-        f"the error for a missing file must name the path; your message was: {error}"
-    )
+    assert "missing-corpus-4321.txt" in str(error), _(
+        "the error for a missing file must name the path; your message was: {error}"
+    ).format(error=error)
     bad = tmp_path / "bad-utf8-corpus-9876.txt"
     bad.write_bytes(b"hello world\nthis byte \xff is not UTF-8\n")
     error = expect_error(
         ValueError,
         lambda: bpe.train_bpe(bad, 300, [EOT]),
-        "train_bpe on a file holding the byte 0xff",
-        "the file is not valid UTF-8",
+        _("train_bpe on a file holding the byte 0xff"),
+        _("the file is not valid UTF-8"),
     )
-    assert "bad-utf8-corpus-9876.txt" in str(error), (
-        f"the error for a file that is not valid UTF-8 must name the path; your message was: {error}"
-    )
+    assert "bad-utf8-corpus-9876.txt" in str(error), _(
+        "the error for a file that is not valid UTF-8 must name the path; your message was: {error}"
+    ).format(error=error)
 
 
 @pytest.mark.timeout(60)
@@ -205,15 +207,17 @@ def test_train_edge_files(bpe, tmp_path):
     only = tmp_path / "only-special-tokens.txt"
     only.write_bytes((EOT * 3 + "<|pad|>" + EOT).encode("utf-8"))
     for path, specials, what in [
-        (empty, [EOT], "an empty file"),
-        (only, [EOT, "<|pad|>"], "a file that holds nothing but special tokens"),
+        (empty, [EOT], N_("an empty file")),
+        (only, [EOT, "<|pad|>"], N_("a file that holds nothing but special tokens")),
     ]:
         vocab, merges = check_train_result(bpe.train_bpe(path, 300, specials))
         expected = {i: bytes([i]) for i in range(256)} | {256 + k: s.encode() for k, s in enumerate(specials)}
-        assert merges == [] and vocab == expected, (
-            f"train_bpe on {what} (vocab_size=300, special_tokens={specials!r}) has no pair to merge: "
-            f"expected the 256 bytes and the special tokens ({len(expected)} ids) and no merges, "
-            f"got {len(vocab)} ids and {len(merges)} merges"
+        assert merges == [] and vocab == expected, _(
+            "train_bpe on {what} (vocab_size=300, special_tokens={specials}) has no pair to merge: "
+            "expected the 256 bytes and the special tokens ({expected} ids) and no merges, "
+            "got {ids} ids and {merges} merges"
+        ).format(
+            what=_(what), specials=repr(specials), expected=len(expected), ids=len(vocab), merges=len(merges)
         )
 
 
@@ -230,13 +234,13 @@ def test_train_no_special_tokens(bpe):
     if getattr(bpe.kit, "contract", "kit") != "kit":
         return  # the rest is the kit's own contract (CS336 has no split function, no size errors)
     got = bpe.split_on_special_tokens("no specials here", [])
-    assert got == ["no specials here"], (
-        f"split_on_special_tokens('no specials here', []) should be ['no specials here'], got {got!r}"
+    assert got == ["no specials here"], _("{call} should be {expected}, got {got}").format(
+        call="split_on_special_tokens('no specials here', [])", expected="['no specials here']", got=repr(got)
     )
     corpus = golden.root("public") / "corpora" / "tiny_words.txt"
     expect_error(
         ValueError,
         lambda: bpe.train_bpe(corpus, 255, []),
         "train_bpe(corpus, 255, [])",
-        "256 byte tokens do not fit in 255 ids",
+        _("256 byte tokens do not fit in 255 ids"),
     )

@@ -31,8 +31,10 @@ from grader.checks.encoding_check import (
 from grader.checks.expect import expect_error
 from grader.checks.gpt2 import UNICODE_TO_BYTE
 from grader.checks.messages import diagnosed
+from grader.checks.round_trip import broken as round_trip_broken
 from grader.checks.shapes import check_ids
 from grader.checks.text_pieces import PIECES as TEXT_PIECES
+from grader.i18n import _
 
 EOT = "<|endoftext|>"
 PIECES = st.one_of(st.text(st.characters(codec="utf-8"), max_size=6), st.sampled_from(TEXT_PIECES))
@@ -60,7 +62,7 @@ def test_encode_unicode_and_whitespace(bpe):
         bpe,
         "public",
         "whitespace",
-        intro="with special_tokens=[] (the pre-tokens are GPT-2's pattern's, special tokens or not): ",
+        intro=_("with special_tokens=[] (the pre-tokens are GPT-2's pattern's, special tokens or not): "),
     )
 
 
@@ -80,25 +82,27 @@ def _decoded(tok, ids: list[int]) -> str:
         return tok.decode(ids)
     except UnicodeDecodeError:
         raise AssertionError(
-            f"decode({ids}) raised UnicodeDecodeError: the bytes of these ids are not complete "
-            "UTF-8, and decode must still return a str. Join the bytes of all the ids, then decode "
-            "once with errors='replace' (an incomplete character becomes '\\ufffd')."
+            _(
+                "{call} raised UnicodeDecodeError: the bytes of these ids are not complete "
+                "UTF-8, and decode must still return a str. Join the bytes of all the ids, then decode "
+                "once with errors='replace' (an incomplete character becomes '\\ufffd')."
+            ).format(call=f"decode({ids})")
         ) from None
 
 
 def _decode_checks(bpe, tok, case, facts):
     for text, ids in case.texts:
         got = _decoded(tok, list(ids))
-        assert got == text, (
-            f"decode({ids}) should give back {text!r}, got {got!r}. Join the bytes "
+        assert got == text, _(
+            "{call} should give back {text}, got {got}. Join the bytes "
             "of all the ids first, then decode once with errors='replace'"
-        )
+        ).format(call=f"decode({ids})", text=repr(text), got=repr(got))
     broken = [0xF0]  # the first byte of a 4-byte character, alone
     got = _decoded(tok, broken)
-    assert got == "\ufffd", (
-        f"decode({broken}) holds an incomplete UTF-8 character; it must decode with "
-        f"errors='replace' and give '\\ufffd', got {got!r}"
-    )
+    assert got == "\ufffd", _(
+        "{call} holds an incomplete UTF-8 character; it must decode with "
+        "errors='replace' and give '\\ufffd', got {got}"
+    ).format(call=f"decode({broken})", got=repr(got))
     size = max(facts.vocab) + 1
     if bpe.kit.contract == "cs336":  # CS336 states no error for an unknown id
         return
@@ -107,9 +111,11 @@ def _decode_checks(bpe, tok, case, facts):
             ValueError,
             lambda bad=bad: tok.decode([72, bad]),
             f"decode([72, {bad}])",
-            f"{bad} is not a known id",
+            _("{id} is not a known id").format(id=bad),
         )
-        assert str(bad) in str(error), f"decode's ValueError must name the unknown id {bad}; got: {error}"
+        assert str(bad) in str(error), _(
+            "decode's ValueError must name the unknown id {id}; got: {error}"
+        ).format(id=bad, error=error)
 
 
 @pytest.mark.timeout(60)
@@ -124,15 +130,17 @@ def _save_and_load(bpe, tok, case, facts):
     with tokenizer_first(bpe, tok, facts, "save"):
         tok.save(vocab_path, merges_path)
         again = bpe.BPETokenizer.from_files(vocab_path, merges_path, list(case.special_tokens))
-        assert again.vocab == facts.vocab, (
+        assert again.vocab == facts.vocab, _(
             "from_files(save(...)) must give back the same vocab (ids and bytes)"
         )
-        assert again.merges == case.train.merges, (
+        assert again.merges == case.train.merges, _(
             "from_files(save(...)) must give back the same merges, in order"
         )
     for text, expected in case.texts:
         got = check_ids(again.encode(text))
-        check_encoded(bpe, again, facts, text, expected, got, intro="after save() and from_files():\n")
+        check_encoded(
+            bpe, again, facts, text, expected, got, intro=_("after save() and from_files():") + "\n"
+        )
 
 
 @pytest.mark.timeout(60)
@@ -141,7 +149,7 @@ def test_load_gpt2_format_files(bpe, tmp_path):
     tok = bpe.BPETokenizer.from_files(folder / "vocab.json", folder / "merges.txt")
     expected_vocab = golden.TrainCase(golden.root("public"), "generated_500").vocab
     got_vocab = tok.vocab
-    assert got_vocab == expected_vocab, (
+    assert got_vocab == expected_vocab, _(
         "from_files on GPT-2-format files (vocab.json maps printable strings such as 'Ġthe' to ids; "
         "merges.txt starts with a '#version' line) gave a different vocab: turn each character back into "
         "its byte with unicode_to_bytes()"
@@ -150,7 +158,7 @@ def test_load_gpt2_format_files(bpe, tmp_path):
     for text, expected in golden.parse_texts((folder / "texts.jsonl").read_text(encoding="utf-8")):
         got = check_ids(tok.encode(text))
         check_encoded(
-            bpe, tok, facts, text, expected, got, intro="after from_files() on GPT-2-format files:\n"
+            bpe, tok, facts, text, expected, got, intro=_("after from_files() on GPT-2-format files:") + "\n"
         )
     # The same merges without the "#version" line: its first line is a merge like any other.
     lines = (folder / "merges.txt").read_text(encoding="utf-8").splitlines(keepends=True)
@@ -158,10 +166,15 @@ def test_load_gpt2_format_files(bpe, tmp_path):
     bare.write_text("".join(lines[1:]), encoding="utf-8")
     expected_merges = golden.TrainCase(golden.root("public"), "generated_500").merges
     got_merges = bpe.BPETokenizer.from_files(folder / "vocab.json", bare).merges
-    assert got_merges == expected_merges, (
+    assert got_merges == expected_merges, _(
         "from_files on a merges.txt WITHOUT a '#version' line must read every line as a merge: "
-        f"expected {len(expected_merges)} merges starting {expected_merges[:2]}, got {len(got_merges)} "
-        f"starting {got_merges[:2]}. Skip the first line only when it starts with '#version'"
+        "expected {count} merges starting {start}, got {got_count} "
+        "starting {got_start}. Skip the first line only when it starts with '#version'"
+    ).format(
+        count=len(expected_merges),
+        start=expected_merges[:2],
+        got_count=len(got_merges),
+        got_start=got_merges[:2],
     )
 
 
@@ -180,28 +193,33 @@ def _saved_files_checks(bpe, tok, case, facts):
     try:
         raw_vocab = json.loads(bpe.kit.read_output("vocab.json").decode("utf-8"))
     except ValueError as error:
-        raise AssertionError(f"the saved vocab.json is not valid UTF-8 JSON: {error}") from None
-    assert type(raw_vocab) is dict and all(type(v) is int for v in raw_vocab.values()), (
+        raise AssertionError(
+            _("the saved vocab.json is not valid UTF-8 JSON: {error}").format(error=error)
+        ) from None
+    assert type(raw_vocab) is dict and all(type(v) is int for v in raw_vocab.values()), _(
         "vocab.json must be one JSON object mapping token strings to ids"
     )
     try:
         vocab = {i: bytes(UNICODE_TO_BYTE[c] for c in token) for token, i in raw_vocab.items()}
     except KeyError as error:
         raise AssertionError(
-            f"vocab.json keys must be GPT-2 renderings (bytes_to_unicode), but "
-            f"{error.args[0]!r} is not a rendered byte"
+            _(
+                "vocab.json keys must be GPT-2 renderings (bytes_to_unicode), but {char} is not a rendered byte"
+            ).format(char=repr(error.args[0]))
         ) from None
-    assert vocab == facts.vocab, "the saved vocab.json, read back with unicode_to_bytes, must equal tok.vocab"
+    assert vocab == facts.vocab, _(
+        "the saved vocab.json, read back with unicode_to_bytes, must equal tok.vocab"
+    )
     lines = bpe.kit.read_output("merges.txt").decode("utf-8").split("\n")
     rows = [line for line in lines if line and not line.startswith("#version")]
     parsed = []
     for line in rows:
         parts = line.split(" ")
-        assert len(parts) == 2, (
-            f"each merges.txt line must be two rendered tokens separated by one space: {line!r}"
-        )
+        assert len(parts) == 2, _(
+            "each merges.txt line must be two rendered tokens separated by one space: {line}"
+        ).format(line=repr(line))
         parsed.append(tuple(bytes(UNICODE_TO_BYTE[c] for c in part) for part in parts))
-    assert parsed == case.train.merges, "the saved merges.txt, read back, must list the merges in order"
+    assert parsed == case.train.merges, _("the saved merges.txt, read back, must list the merges in order")
 
 
 @pytest.mark.timeout(120)
@@ -218,10 +236,7 @@ def _round_trips(bpe, tok, facts):
         back = tok.decode(ids)
         if back == text:
             return
-        message = (
-            f"the smallest text that breaks your round trip: {text!r}\n"
-            f"  encode gave {ids}\n  decode gave back {back!r}"
-        )
+        message = round_trip_broken(text, ids, back)
         found = first_difference_in_pieces(bpe, text, facts.special_tokens)  # text lost before encoding?
         if found is not None:
             raise diagnosed_pieces(bpe, facts, found, text, ids, message, "encode")
@@ -236,7 +251,9 @@ def _round_trips(bpe, tok, facts):
 def test_encode_matches_trusted_property(bpe):
     # Texts generated like TEXTS above, with their expected ids (data/fixtures/public/encode/generated),
     # shortest first: the first failure is the smallest one.
-    check_encode_case(bpe, "public", "generated", intro="the smallest text where your ids are wrong:\n")
+    check_encode_case(
+        bpe, "public", "generated", intro=_("the smallest text where your ids are wrong:") + "\n"
+    )
     # The same ids in a fresh process: ties between equal-rank pairs are broken by position
     # (leftmost first), never by object identity, hash or set order.
     with_tokenizer(
@@ -246,15 +263,15 @@ def test_encode_matches_trusted_property(bpe):
 
 def _same_ids_in_two_processes(bpe, make, case):
     tok = make()
-    first = {text: check_ids(tok.encode(text)) for text, _ in case.texts}
+    first = {text: check_ids(tok.encode(text)) for text, _ids in case.texts}
     bpe.kit.restart()
     tok = make()
     for text, ids in first.items():
         again = check_ids(tok.encode(text))
-        assert again == ids, (
-            f"encode({text!r}) gave {ids} in one process and {again} in another: among equal-rank "
+        assert again == ids, _(
+            "{call} gave {ids} in one process and {again} in another: among equal-rank "
             "pairs, merge the leftmost occurrence first, never by hash, set or object order"
-        )
+        ).format(call=f"encode({text!r})", ids=ids, again=again)
 
 
 @pytest.mark.timeout(180)
@@ -272,7 +289,9 @@ def test_encode_iterable_any_chunking(bpe, record_property):
 
 def _chunkings(bpe, tok, case, facts, record_property):
     got = check_ids(list(tok.encode_iterable([])), "encode_iterable([])")
-    assert got == [], f"encode_iterable([]) (no chunks at all) must yield nothing, got {got}"
+    assert got == [], _("encode_iterable([]) (no chunks at all) must yield nothing, got {got}").format(
+        got=got
+    )
     problem, unjudged = chunking.judge(
         tok,
         facts.vocab,
@@ -282,15 +301,17 @@ def _chunkings(bpe, tok, case, facts, record_property):
     )
     if unjudged:
         smallest = min(unjudged, key=len)
-        assert len(unjudged) < len(case.texts), (
-            f"Your encode gives wrong ids for every text here (the smallest: {smallest!r}), so "
+        assert len(unjudged) < len(case.texts), _(
+            "Your encode gives wrong ids for every text here (the smallest: {smallest}), so "
             "encode_iterable cannot be judged against it. Make encode right first (3.1 to 3.3 and 3.9)."
-        )
+        ).format(smallest=repr(smallest))
         record_property(
             "feedback",
-            f"Not charged here: your encode gives wrong ids for {len(unjudged)} of the {len(case.texts)} "
-            f"texts (the smallest: {smallest!r}); encode_iterable is judged only on the others. "
-            "3.1 to 3.3 and 3.9 grade encode itself.",
+            _(
+                "Not charged here: your encode gives wrong ids for {wrong} of the {texts} "
+                "texts (the smallest: {smallest}); encode_iterable is judged only on the others. "
+                "3.1 to 3.3 and 3.9 grade encode itself."
+            ).format(wrong=len(unjudged), texts=len(case.texts), smallest=repr(smallest)),
         )
     if problem:
         text = problem.text
@@ -335,8 +356,10 @@ def _encodes_by_rank(bpe, tok, case, facts, moved):
             text,
             expected,
             got,
-            intro="with a vocab whose ids do not follow the merge order (the contract allows any ids):\n",
-            outro="\nRank a pair by the position of its merge in `merges`, not by the new token's id.",
+            intro=_("with a vocab whose ids do not follow the merge order (the contract allows any ids):")
+            + "\n",
+            outro="\n"
+            + _("Rank a pair by the position of its merge in `merges`, not by the new token's id."),
         )
 
 
@@ -354,10 +377,10 @@ def _decodes_any_ids(bpe, tok, facts):
     def decodes_like_bytes(ids):
         expected = b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
         got = _decoded(tok, ids)
-        assert got == expected, (
-            f"the smallest example: decode({ids}) should be {expected!r} "
-            f"(join the bytes, then decode with errors='replace'), got {got!r}"
-        )
+        assert got == expected, _(
+            "the smallest example: {call} should be {expected} "
+            "(join the bytes, then decode with errors='replace'), got {got}"
+        ).format(call=f"decode({ids})", expected=repr(expected), got=repr(got))
 
     @given(
         st.lists(st.integers(0, size - 1), max_size=4),
@@ -365,10 +388,13 @@ def _decodes_any_ids(bpe, tok, facts):
     )
     def rejects_unknown(ids, bad):
         error = expect_error(
-            ValueError, lambda: tok.decode(ids + [bad]), f"decode({ids + [bad]})", f"{bad} is not a known id"
+            ValueError,
+            lambda: tok.decode(ids + [bad]),
+            f"decode({ids + [bad]})",
+            _("{id} is not a known id").format(id=bad),
         )
-        assert str(bad) in str(error), (
-            f"decode({ids + [bad]}) must raise a ValueError naming {bad}; got: {error}"
+        assert str(bad) in str(error), _("{call} must raise a ValueError naming {id}; got: {error}").format(
+            call=f"decode({ids + [bad]})", id=bad, error=error
         )
 
     with tokenizer_first(bpe, tok, facts, "decode"):

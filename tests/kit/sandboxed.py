@@ -10,7 +10,8 @@ skipped rather than run unprotected.
     proc.returncode, proc.stdout, json.loads((out_dir / "results.json").read_text())
 
 `ordinary_user()` names an ordinary (not root) account for the tests that grade as one, as on a
-Slurm node or a TA's laptop; made here when missing (CI runs as root).
+Slurm node or a TA's laptop: this process's own when it is not root, else one made here when
+missing (CI runs as root).
 """
 
 from __future__ import annotations
@@ -97,11 +98,31 @@ USER_LOCK = "/tmp/bpe-kit-useradd.lock"
 
 @functools.lru_cache(maxsize=1)
 def ordinary_user() -> str:
-    """The name of an ordinary account that may make user namespaces; skips if there is none."""
+    """The name of an ordinary account that may make user namespaces: this process's own when it
+    is not root, else ORDINARY_USER (made here when missing: CI runs as root). Skips if none may."""
     import pwd
 
     if os.geteuid() != 0:
-        pytest.skip("needs root to make the ordinary user the test grades as")
+        entry, as_entry = pwd.getpwuid(os.getuid()), {}
+    else:
+        entry = _made_user()
+        as_entry = {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+    probe = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount", "--net", "--ipc", "true"],
+        **as_entry,
+        cwd="/",
+        capture_output=True,
+        text=True,
+    )
+    if probe.returncode != 0:
+        pytest.skip(f"an ordinary user may not make user namespaces here: {probe.stderr.strip()}")
+    return entry.pw_name
+
+
+def _made_user():
+    """ORDINARY_USER's password entry, the account made first if missing (as root)."""
+    import pwd
+
     # Test processes run at once: one makes the user while the others wait (two `useradd`s at
     # once fail on /etc/passwd's lock, and a skip would hide every row graded as the user).
     with open(USER_LOCK, "a") as lock:
@@ -109,8 +130,7 @@ def ordinary_user() -> str:
         made = None
         for attempt in range(3):  # something else on the machine may hold /etc/passwd's lock
             try:
-                entry = pwd.getpwnam(ORDINARY_USER)
-                break
+                return pwd.getpwnam(ORDINARY_USER)
             except KeyError:
                 if not shutil.which("useradd"):
                     pytest.skip(f"no `useradd` to make the user {ORDINARY_USER}")
@@ -118,20 +138,7 @@ def ordinary_user() -> str:
                 made = subprocess.run(
                     ["useradd", "--create-home", ORDINARY_USER], capture_output=True, text=True
                 )
-        else:
-            try:
-                entry = pwd.getpwnam(ORDINARY_USER)
-            except KeyError:
-                pytest.fail(f"cannot make the user {ORDINARY_USER}: {made.stderr.strip()}")
-    probe = subprocess.run(
-        ["unshare", "--user", "--map-root-user", "--pid", "--fork", "--mount", "--net", "--ipc", "true"],
-        user=entry.pw_uid,
-        group=entry.pw_gid,
-        extra_groups=[],
-        cwd="/",
-        capture_output=True,
-        text=True,
-    )
-    if probe.returncode != 0:
-        pytest.skip(f"an ordinary user may not make user namespaces here: {probe.stderr.strip()}")
-    return ORDINARY_USER
+        try:
+            return pwd.getpwnam(ORDINARY_USER)
+        except KeyError:
+            pytest.fail(f"cannot make the user {ORDINARY_USER}: {made.stderr.strip()}")

@@ -17,18 +17,15 @@ without root. The ordinary user also grades one correct row, a Pool under 'spawn
 from __future__ import annotations
 
 import glob
-import json
-import socket
-import threading
 
 import catalogue
 import jail
 import pytest
+from hostile_checks import AS_USER, HOSTILE, Listener, check_tests, kit_shown, tainted_kit_files
 from prefetch import Prefetch, row_group, selected_params
 from sandboxed import ordinary_user
 
-from grader import rubric
-from grader.paths import DEFAULT_RUBRIC, KIT_ROOT
+from grader.sandbox.isolation import Isolation
 
 WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the whole catalogue takes ~4 min on 2 cores)"
 
@@ -45,63 +42,7 @@ def _param(entry: catalogue.Entry, runs: str, level: str):
 
 pytestmark = [pytest.mark.slow, pytest.mark.hostile]
 
-ENTRIES = [e for e in catalogue.load() if e.kind == "hostile"]
-ID_OF = {e.number: e.id for e in rubric.load(DEFAULT_RUBRIC)}
-MARKERS = (b"BPE-KIT-TAMPERED", b"BPE-KIT-DAEMON", b"bpe-kit-network-probe")
-WATCHED = ("grader", "tests", "data/fixtures", "solution")
 TRACES = ("/tmp/bpe-kit-pwned-*", "/tmp/results")
-# Graded as the ordinary user too: every hostile row, and one correct row that starts processes.
-AS_USER = [*ENTRIES, catalogue.by_name("pool_spawn")]
-
-
-class Listener:
-    """A TCP listener on 127.0.0.1 that counts connections (none may ever arrive)."""
-
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.connections = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> int:
-        self._stop.set()
-        self._thread.join()
-        self.sock.close()
-        return self.connections
-
-
-def tainted_kit_files() -> list[str]:
-    """Kit files carrying a hostile marker (the catalogue's own sources excluded)."""
-    found = []
-    for top in WATCHED:
-        for path in (KIT_ROOT / top).rglob("*"):
-            rel = path.relative_to(KIT_ROOT)
-            if "submissions" in rel.parts or rel.name.startswith("test_catalogue_") or not path.is_file():
-                continue
-            if path.name.startswith("daemon_was_here"):
-                found.append(str(path))
-                continue
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            if any(m in data for m in MARKERS):
-                found.append(str(path))
-    return found
 
 
 def _traces() -> set[str]:
@@ -150,8 +91,8 @@ def user_runs(request, tmp_path_factory):
 @pytest.mark.parametrize(
     ("row", "runs", "level"),
     [
-        *(_param(e, "hostile_runs", "namespaces+uid") for e in ENTRIES),
-        *(_param(e, "user_runs", "userns") for e in AS_USER),
+        *(_param(e, "hostile_runs", Isolation.NAMESPACES_UID) for e in HOSTILE),
+        *(_param(e, "user_runs", Isolation.USERNS) for e in AS_USER),
     ],
 )
 def test_each_row_earns_only_what_it_honestly_earns(row, runs, level, request):
@@ -174,30 +115,11 @@ def check_run(entry: catalogue.Entry, run: dict) -> None:
     assert done.out_files == ["junit.xml", "results.json"], f"{name}: report folder holds {done.out_files}"
     assert isinstance(results.get("score"), (int, float)) and isinstance(results.get("tests"), list)
 
-    wrong = []
-    for t in results["tests"]:
-        test_id = ID_OF[t["number"]]
-        lost = t["score"] < t["max_score"]
-        if lost != entry.must_fail(test_id):
-            first = " / ".join(t["output"].strip().splitlines()[:3])
-            wrong.append(f"{t['number']} {test_id}: {'lost' if lost else 'kept'} its points. {first}")
-    assert not wrong, f"{name} ({entry.why}):\n" + "\n".join(wrong)
-    for t in results["tests"]:
-        words = entry.feedback.get(ID_OF[t["number"]])
-        assert words is None or words in t["output"], (
-            f"{name}: {t['number']} should say {words!r}:\n{t['output']}"
-        )
-    honest = sum(t["max_score"] for t in results["tests"] if not entry.must_fail(ID_OF[t["number"]]))
-    assert results["score"] == honest
-    if entry.score is not None:
-        assert results["score"] == entry.score
-    assert results["tests"], f"{name}: nothing was graded"
+    assert results["score"] == check_tests(entry, results["tests"])
 
     assert not done.leftovers, f"{name}: processes outlived the grading: {done.leftovers}"
     assert not run["traces"], f"{name}: left traces outside the sandbox: {run['traces']}"
     assert run["connections"] == 0, f"{name}: reached the test's listener on 127.0.0.1"
     tainted = tainted_kit_files()
     assert not tainted, f"{name}: the kit was written to: {tainted}"
-    shown = json.dumps(results)
-    for leak in (str(KIT_ROOT), "solution/bpe", "solution imported from"):
-        assert leak not in shown, f"{name}: the results show {leak!r}, of the kit"
+    assert not kit_shown(results), f"{name}: the results show {kit_shown(results)}, of the kit"

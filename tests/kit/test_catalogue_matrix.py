@@ -19,6 +19,7 @@ from prefetch import Prefetch, row_group, selected_params
 
 from grader import rubric
 from grader.paths import DEFAULT_RUBRIC
+from grader.sandbox.isolation import Isolation
 
 WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the whole catalogue takes ~4 min on 2 cores)"
 
@@ -135,10 +136,10 @@ def test_pool_variants_score_full_marks_in_the_weakest_isolation(name, tmp_path)
     """Without namespaces or a uid drop (as without root), a Pool's children still import bpe."""
     sub = catalogue.materialize(catalogue.by_name(name), tmp_path / "submission")
     done = jail.grade_in_jail(
-        sub, tmp_path / "out", tests=POOL_TESTS, options=("--isolation", "process-group")
+        sub, tmp_path / "out", tests=POOL_TESTS, options=("--isolation", Isolation.PROCESS_GROUP)
     )
     results = _check_clean_run(name, done)
-    assert results["extra_data"]["isolation"] == "process-group"
+    assert results["extra_data"]["isolation"] == Isolation.PROCESS_GROUP
     lost = [
         f"{t['number']}: {t['output'].strip()[:300]}" for t in results["tests"] if t["score"] < t["max_score"]
     ]

@@ -128,8 +128,9 @@ def test_a_module_that_uses_the_packages_names_still_imports(tmp_path):
         {
             "bpe/char_bpe.py": ("import itertools\n", "import itertools\nraise RuntimeError('no')\n"),
             "bpe/tokenizer.py": (
-                "from .pretokenize import pretokenize\n",
-                "from .pretokenize import pretokenize\nfrom . import train_bpe as _from_the_package\n",
+                "from .pretokenize import _compile_specials, _split_with, pretokenize\n",
+                "from .pretokenize import _compile_specials, _split_with, pretokenize\n"
+                "from . import train_bpe as _from_the_package\n",
             ),
         },
     )

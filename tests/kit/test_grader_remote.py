@@ -10,11 +10,13 @@ import time
 import pytest
 from grader_toys import HONEST, write_submission
 
+from grader import i18n
 from grader.checks import speed
 from grader.errors import ImportTooSlow, ModuleDoesNotImport
 from grader.paths import KIT_ROOT
 from grader.sandbox import remote
 from grader.sandbox.box import namespaces_available
+from grader.sandbox.isolation import Isolation
 
 PROBES = (
     HONEST
@@ -237,6 +239,11 @@ def test_an_enormous_reply_is_refused_by_its_size_and_the_next_call_is_served(bp
         bpe.many_ids()
     with pytest.raises(remote.BadReply, match="more than 1,000,000 lists"):
         bpe.many_lists()  # 3 bytes each: under the size cap, over the container cap
+    with (
+        i18n.speaking("zh"),
+        pytest.raises(remote.BadReply, match="含 12,000,000 项的 list 超过了应答 16 MiB"),
+    ):
+        bpe.many_ids()  # the worker sends what it measured, not English words, so it is said in Chinese
     assert bpe.merge([1, 2], (1, 2), 3) == [3]
 
 
@@ -583,7 +590,7 @@ def test_without_namespaces_a_worker_cannot_read_another_sandbox(tmp_path):
     other = write_submission(tmp_path / "other", "SECRET = 1\n")
     mine = write_submission(tmp_path / "mine", PROBES + "\nimport regex\n")
     with remote.connect(other, namespaces=False) as theirs, remote.connect(mine, namespaces=False) as me:
-        assert me.kit.isolation == "uid"
+        assert me.kit.isolation == Isolation.UID
         assert theirs.SECRET == 1
         assert me.probe()["uid"] == 65534
         secret = theirs._session.sandbox.root / "submission" / "bpe" / "__init__.py"

@@ -12,6 +12,7 @@ import pytest
 
 from grader import api, cli
 from grader.sandbox import box
+from grader.sandbox.isolation import Isolation
 
 
 @pytest.fixture
@@ -58,10 +59,10 @@ def test_elsewhere_than_linux_the_platform_is_named(monkeypatch):
 
 def test_isolation_levels_name_an_ordinary_users_namespaces_userns(monkeypatch):
     monkeypatch.setattr(box.os, "geteuid", lambda: 1000)
-    assert box.isolation_level(namespaces=True) == "userns"
-    assert box.isolation_level(namespaces=False, unprivileged=False) == "process-group"
+    assert box.isolation_level(namespaces=True) == Isolation.USERNS
+    assert box.isolation_level(namespaces=False, unprivileged=False) == Isolation.PROCESS_GROUP
     monkeypatch.setattr(box.os, "geteuid", lambda: 0)
-    assert box.isolation_level(namespaces=True) == "namespaces+uid"
+    assert box.isolation_level(namespaces=True) == Isolation.NAMESPACES_UID
 
 
 def _grade_note(monkeypatch, tmp_path, capsys, extra: dict, why: str = "") -> str:
@@ -76,7 +77,13 @@ def _grade_note(monkeypatch, tmp_path, capsys, extra: dict, why: str = "") -> st
 
 
 @pytest.mark.parametrize(
-    ("level", "says"), [("process-group", True), ("userns", False), ("namespaces+uid", False)]
+    ("level", "says"),
+    [
+        (Isolation.PROCESS_GROUP, True),
+        (Isolation.UID, True),
+        (Isolation.USERNS, False),
+        (Isolation.NAMESPACES_UID, False),
+    ],
 )
 def test_a_grade_without_namespaces_says_why_in_one_line(monkeypatch, tmp_path, capsys, level, says):
     why = "darwin has no Linux namespaces (grade on Linux for them)"
@@ -87,7 +94,7 @@ def test_a_grade_without_namespaces_says_why_in_one_line(monkeypatch, tmp_path, 
 
 def test_a_grade_whose_worker_kept_the_users_groups_names_them(monkeypatch, tmp_path, capsys):
     out = _grade_note(
-        monkeypatch, tmp_path, capsys, {"isolation": "userns", "kept_groups": ["disk", "docker"]}
+        monkeypatch, tmp_path, capsys, {"isolation": Isolation.USERNS, "kept_groups": ["disk", "docker"]}
     )
     assert "Your code ran with this user's groups too (disk, docker)" in out
 
@@ -124,7 +131,7 @@ def test_an_ordinary_users_worker_sees_only_the_systems_top_level_folders(monkey
     clone of the kit, a shared filesystem, every home) is covered; the system's folders are not,
     but for /proc, /tmp, /run and /dev (a /dev of its own), as for root."""
     sandbox, plan = _plan(monkeypatch, tmp_path, euid=1000)
-    assert sandbox.isolation == "userns" and sandbox.uid is None
+    assert sandbox.isolation == Isolation.USERNS and sandbox.uid is None
     covered = {s[1] for s in plan if s[0] == "tmpfs"}
     for entry in os.scandir("/"):
         if entry.is_dir(follow_symlinks=False) and entry.name not in ("proc", "tmp", "run", "dev"):

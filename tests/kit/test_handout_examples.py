@@ -3,7 +3,8 @@
 Blocks fenced as ```python are examples; a block whose first line is a comment containing
 "not run" is exempt (signature listings, snippets that need the student's finished code).
 All examples run in one fresh interpreter, each in its own namespace, with the solution's `bpe`
-and the kit's `data` package importable, in a scratch working directory.
+and the kit's `data` package importable, in a scratch working directory: the English handout's and
+each translation's (whose examples are the English ones: tests/kit/test_handout_languages.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import json
 import subprocess
 import sys
 
-from handout_support import HANDOUT, ROOT, SOLUTION, python_blocks
+import pytest
+from handout_support import HANDOUTS, LANGUAGES, ROOT, SOLUTION, python_blocks
 
 RUNNER = r"""
 import json, sys, traceback
@@ -47,15 +49,19 @@ def is_exempt(code: str) -> bool:
     return first.startswith("#") and "not run" in first
 
 
-def test_the_handout_has_runnable_examples_in_every_part():
-    for path in HANDOUT:
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_handout_has_runnable_examples_in_every_part(lang):
+    for path in HANDOUTS[lang]:
         if path.name.startswith("part") and path.name != "part5_experiments.md":
             runnable = [code for _, code in python_blocks(path) if not is_exempt(code)]
             assert runnable, f"{path.name} has no runnable example"
 
 
-def test_every_example_runs_against_the_solution(tmp_path):
-    blocks = [(where, code) for path in HANDOUT for where, code in python_blocks(path) if not is_exempt(code)]
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_example_runs_against_the_solution(lang, tmp_path):
+    blocks = [
+        (where, code) for path in HANDOUTS[lang] for where, code in python_blocks(path) if not is_exempt(code)
+    ]
     assert len(blocks) >= 15
     result = run_examples(blocks, tmp_path, pythonpath=f"{SOLUTION}:{ROOT}", timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,6 +1,6 @@
 """Every signature quoted in the handout is the starter's signature.
 
-Two places quote signatures: ```python blocks whose first line is "# signatures (not run)"
+Two places quote signatures, in every language of the handout: ```python blocks whose first line is "# signatures (not run)"
 (parsed as Python stubs: names, defaults, annotations, classmethods), and inline code spans that
 look like a call of a public function with plain argument names, e.g. `merge(ids, pair, new_id)`.
 """
@@ -12,7 +12,7 @@ import inspect
 import re
 
 import pytest
-from handout_support import HANDOUT, python_blocks, starter
+from handout_support import ALL_HANDOUTS, HANDOUTS, LANGUAGES, label, python_blocks, starter
 
 SPAN = re.compile(r"`((?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*)\(((?:[a-z_]\w*)(?:, [a-z_]\w*)*)?\)`")
 
@@ -41,9 +41,9 @@ def _starter_callables() -> dict[str, list]:
     return found
 
 
-def _quoted_signatures():
+def _quoted_signatures(paths=ALL_HANDOUTS):
     """(where, qualified name, ast.FunctionDef, is_classmethod) from the signature blocks."""
-    for path in HANDOUT:
+    for path in paths:
         for where, code in python_blocks(path):
             if not code.lstrip().startswith("# signatures"):
                 continue
@@ -76,8 +76,9 @@ def _real_shape(fn) -> tuple:
     return params, _norm(sig.return_annotation)
 
 
-def test_the_handout_quotes_every_graded_signature():
-    quoted = {name for _, name, _, _ in _quoted_signatures()}
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_handout_quotes_every_graded_signature(lang):
+    quoted = {name for _, name, _, _ in _quoted_signatures(HANDOUTS[lang])}
     for name in (
         "merge",
         "CharBPE.train",
@@ -114,20 +115,21 @@ def test_quoted_signature_matches_the_starter(where, name, node, is_classmethod)
     assert _ast_shape(node) == _real_shape(real), f"{where}: {name}"
 
 
-def _inline_calls():
-    for path in HANDOUT:
+def _inline_calls(paths):
+    for path in paths:
         for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             for m in SPAN.finditer(line):
                 args = [a.strip() for a in (m.group(2) or "").split(",") if a.strip()]
                 owner, _, attr = m.group(1).rpartition(".")
                 name = attr if owner[:1].islower() else m.group(1)  # `tok.encode` -> `encode`
-                yield f"{path.name}:{lineno}", name, args
+                yield f"{label(path)}:{lineno}", name, args
 
 
-def test_inline_calls_use_the_real_parameter_names():
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_inline_calls_use_the_real_parameter_names(lang):
     callables = _starter_callables()
     checked = 0
-    for where, name, args in _inline_calls():
+    for place, name, args in _inline_calls(HANDOUTS[lang]):
         if name not in callables:
             continue  # not one of ours (e.g. `max(...)`, `sorted(set(text))`)
         options = []
@@ -140,7 +142,7 @@ def test_inline_calls_use_the_real_parameter_names():
             ):
                 break
         else:
-            pytest.fail(f"{where}: `{name}({', '.join(args)})` but the starter has {options}")
+            pytest.fail(f"{place}: `{name}({', '.join(args)})` but the starter has {options}")
         checked += 1
     assert checked >= 10
 

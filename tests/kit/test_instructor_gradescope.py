@@ -19,6 +19,7 @@ from sandboxed import run_sandboxed
 from grader.errors import BundleError
 from grader.paths import KIT_ROOT as KIT
 from grader.release.gradescope import LOCK, build, grading_lock
+from grader.release.gradescope import run_autograder as run_autograder_script
 
 TEMPLATES = KIT / "grader/release/templates"
 
@@ -86,6 +87,30 @@ def test_without_python_a_results_json_still_says_what_happened(tmp_path):
     assert results["score"] == 0 and results["tests"] == []
     assert "problem on our side" in results["output"]
     assert "notified" not in results["output"] and "Nobody is told automatically" in results["output"]
+
+
+def test_a_chinese_bundle_grades_in_chinese_and_falls_back_in_chinese(tmp_path):
+    """`bpe-kit release gradescope --lang zh`: run_autograder passes the language to the grader, and
+    its own words (when Python itself is what broke) are the catalogue's Chinese."""
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "run_autograder").write_bytes(run_autograder_script("zh"))
+    assert b"LANGUAGE=zh " in (source / "run_autograder").read_bytes()
+    subprocess.run(["bash", "-n", str(source / "run_autograder")], check=True)
+    root = fake_root(tmp_path, KIT / "solution")
+    results, _ = run_autograder(root, source=source, python=str(tmp_path / "no-such-python"))
+    assert results["score"] == 0 and "自动评分器无法为这次提交评分" in results["output"]
+    assert run_autograder_script("en") == (TEMPLATES / "run_autograder").read_bytes()  # English: as written
+    (tmp_path / "empty").mkdir()
+    root = fake_root(tmp_path / "zip", tmp_path / "empty")  # a submission with no bpe package in it
+    r = subprocess.run(
+        [sys.executable, "-m", "grader.gradescope", "--root", str(root), "--lang", "zh"],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
+    said = json.loads((root / "results/results.json").read_text())["output"]
+    assert r.returncode == 0 and said.startswith("你的提交无法评分：submission：找不到 bpe 包"), said
 
 
 def test_a_broken_grader_still_yields_a_results_json(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.errors import LeakError
+from grader.errors import LeakError, TranslationError
 from grader.paths import KIT_ROOT as KIT
 from grader.release.contents import ORACLES, is_private
-from grader.release.handout import TOP, build
+from grader.release.handout import TEMPLATES, TOP, build
+from grader.release.translate import translated_makefile
 
 # What would let a student copy a working Part 1-3: never defined anywhere in the handout but the stubs.
 # (Plain `encode`/`merge` are left out: the grader's wire format and outcomes have their own.)
@@ -219,6 +221,9 @@ def _mini_kit(root: Path) -> Path:
         "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == tuple(pair):\n"
         "            out.append(new_id)\n            i += 2\n        else:\n"
         "            out.append(ids[i])\n            i += 1\n    return out\n",
+        "solution/bpe/extras/cuts.py": "def first_cut(data, token, guess):\n"
+        "    found = [i for i in range(guess, len(data)) if data.startswith(token, i) and i % 2 == 0]\n"
+        "    return found[0] if found else len(data)\n",
         "grader/oracles/trainer.py": "def train(words, pair):\n    out = []\n    for tokens, freq in words:\n"
         "        merged = [t for t in tokens if t != pair]\n"
         "        out.append((merged + [pair[0] + pair[1]], freq * len(tokens)))\n"
@@ -246,6 +251,7 @@ def _mini_kit(root: Path) -> Path:
     ("plant", "where"),
     [
         (lambda k: shutil.copy(k / "solution/bpe/core.py", k / "grader/helpers.py"), "private code"),
+        (lambda k: shutil.copy(k / "solution/bpe/extras/cuts.py", k / "grader/cuts.py"), "private code"),
         (
             lambda k: shutil.copy(k / "grader/oracles/trainer.py", k / "grader/slow_trainer.py"),
             "private code",
@@ -345,3 +351,138 @@ def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_th
         t["name"]: t["score"] for t in here["tests"] if t["name"] in {u["name"] for u in there["tests"]}
     }
     assert visible == {t["name"]: t["score"] for t in there["tests"]}
+
+
+# --- the handout in Chinese -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def handout_zh(tmp_path_factory):
+    dest = tmp_path_factory.mktemp("handout-zh") / "handout-zh.zip"
+    build(KIT, dest, "zh")
+    with zipfile.ZipFile(dest) as z:
+        return dest, {n.removeprefix(f"{TOP}/"): z.read(n) for n in z.namelist()}
+
+
+def test_the_chinese_handout_is_the_english_one_with_its_translation(handout, handout_zh):
+    _, english = handout
+    _, chinese = handout_zh
+    translation = {p.relative_to(KIT).as_posix() for p in (KIT / "assignment/zh").glob("*.md")}
+    assert len(translation) >= 8 and translation <= set(chinese)
+    assert not [n for n in english if n.startswith("assignment/zh/")]  # the English zip: no translation
+    assert set(chinese) == set(english) | translation
+    differ = sorted(n for n in english if english[n] != chinese[n])
+    assert differ == ["Makefile", "README.md"]
+    assert chinese["README.md"] == (TEMPLATES / "student_README.zh.md").read_bytes()
+    assert "assignment/zh/README.md" in chinese["README.md"].decode()
+    assert english["README.md"] == (TEMPLATES / "student_README.md").read_bytes()
+    assert english["Makefile"] == (TEMPLATES / "student.Makefile").read_bytes()
+
+
+def test_both_makefiles_run_the_same_recipes(tmp_path):
+    english = (TEMPLATES / "student.Makefile").read_text(encoding="utf-8")
+    chinese = translated_makefile(english, TEMPLATES / "student.Makefile.zh.toml", "zh")
+    assert "export LANG := zh_CN.UTF-8" in chinese and "给你的 bpe 评分" in chinese
+    for name, text in (("en.mk", english), ("zh.mk", chinese)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+
+    def recipes(makefile: str, *extra: str) -> list[str]:
+        out = []
+        for target in ("grade", "lab", "corpus", "submission", "clean"):
+            r = subprocess.run(
+                ["make", "-n", "-f", makefile, target, "PY=python3", *extra],
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+            )
+            assert r.returncode == 0, r.stderr
+            out.append(r.stdout)
+        return out
+
+    assert recipes("zh.mk") == recipes("en.mk")
+    # A LANG on the command line reaches the grader as --lang, in both Makefiles alike.
+    assert recipes("zh.mk", "LANG=en") == recipes("en.mk", "LANG=en")
+
+
+def test_the_chinese_makefile_speaks_chinese_unless_lang_is_given(tmp_path):
+    prelude_only = tmp_path / "prelude.toml"  # the translation's prelude, on a Makefile that shows LANG
+    prelude_only.write_text(
+        (TEMPLATES / "student.Makefile.zh.toml").read_text(encoding="utf-8").split("[[line]]")[0],
+        encoding="utf-8",
+    )
+    (tmp_path / "Makefile").write_text(translated_makefile("show:\n\t@echo $$LANG\n", prelude_only, "zh"))
+    env = {"PATH": "/usr/bin:/bin", "LANG": "en_US.UTF-8"}
+    for extra, lang in (([], "zh_CN.UTF-8"), (["LANG=en"], "en")):
+        said = subprocess.run(
+            ["make", "-s", "show", *extra], cwd=tmp_path, capture_output=True, text=True, env=env
+        )
+        assert said.stdout.strip() == lang
+
+
+def test_a_translation_out_of_step_with_the_english_stops_the_build(tmp_path):
+    spec = tmp_path / "student.Makefile.zh.toml"
+    spec.write_text('[[line]]\nen = "# a line the Makefile does not hold"\nzh = "# 一行"\n', encoding="utf-8")
+    with pytest.raises(
+        TranslationError, match=r"student\.Makefile\.zh\.toml: \[\[line\]\] number 1 is not a line"
+    ):
+        translated_makefile("all:\n", spec, "zh")
+    spec.write_text('[[line]]\nen = "all:"\n', encoding="utf-8")
+    with pytest.raises(TranslationError, match="needs en and zh"):
+        translated_makefile("all:\n", spec, "zh")
+
+
+def test_a_leak_in_the_translation_stops_the_chinese_build(tmp_path):
+    kit = _mini_kit(tmp_path / "kit")
+    (kit / "assignment/zh").mkdir()
+    (kit / "assignment/zh/README.md").write_text("# 作业\n", encoding="utf-8")
+    files = build(kit, tmp_path / "zh.zip", "zh")
+    assert "assignment/zh/README.md" in files
+    assert "assignment/zh/README.md" not in build(kit, tmp_path / "en.zip")
+    (kit / "assignment/zh/README.md").write_text("见 test_secret_unicode_case。\n", encoding="utf-8")
+    with pytest.raises(LeakError, match="hidden test"):
+        build(kit, tmp_path / "leaky.zip", "zh")
+
+
+def test_the_command_builds_the_chinese_zip_and_refuses_an_unknown_language(tmp_path):
+    r = subprocess.run(
+        [sys.executable, "-m", "grader.release", "handout", "--lang", "zh", "--out", str(tmp_path / "h.zip")],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0 and "wrote" in r.stdout
+    assert f"{TOP}/assignment/zh/README.md" in zipfile.ZipFile(tmp_path / "h.zip").namelist()
+    r = subprocess.run(
+        [sys.executable, "-m", "grader.release", "handout", "--lang", "fr"],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2 and "no catalogue for 'fr'" in r.stderr
+    made = subprocess.run(
+        ["make", "-n", "handout", "LANG=zh_CN.UTF-8"], cwd=KIT, capture_output=True, text=True
+    )
+    assert "release handout --lang zh" in made.stdout
+    made = subprocess.run(
+        ["make", "-n", "handout"],
+        cwd=KIT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "LANG": "zh_CN.UTF-8"},
+    )
+    assert "release handout --lang en" in made.stdout  # the locale does not choose a release's language
+
+
+def test_the_unzipped_chinese_handout_runs_its_labs_in_chinese(handout_zh, tmp_path):
+    with zipfile.ZipFile(handout_zh[0]) as z:
+        z.extractall(tmp_path)
+    root = tmp_path / TOP
+    env = {"PATH": os.environ["PATH"], "LANG": "en_US.UTF-8"}
+    r = subprocess.run(
+        ["make", "lab", f"PY={sys.executable}"], cwd=root, capture_output=True, text=True, env=env
+    )
+    assert r.returncode != 0 and "这个实验需要 `CharBPE.train`" in r.stderr
+    r = subprocess.run(
+        ["make", "lab", f"PY={sys.executable}", "LANG=en"], cwd=root, capture_output=True, text=True, env=env
+    )
+    assert "This lab needs `CharBPE.train`" in r.stderr

@@ -1,18 +1,25 @@
 """Every lab runs on the reference solution and prints the values it promises.
 
 Labs run the way students run them (`python -m assignment.labs NAME --submission DIR`), in a
-subprocess; the assertions read the printed tables.
+subprocess, in each language they speak (`--lang`); the assertions read the printed tables, whose
+labels they take from the lab's own words.
 """
 
 from __future__ import annotations
 
 import re
+import string
 
-from handout_support import run_lab, solution
+import pytest
+from handout_support import LANGUAGES, SOLUTION, run_lab, solution
+
+from assignment.labs import LABS, _common, compression, pretokenize, streaming, throughput, trace, unknown
+
+lang = pytest.mark.parametrize("lang", LANGUAGES)
 
 
-def lab_output(name: str) -> str:
-    result = run_lab(name)
+def lab_output(name: str, lang: str = "en") -> str:
+    result = run_lab(name, SOLUTION, "--lang", lang)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stdout + result.stderr
     return result.stdout
@@ -31,10 +38,13 @@ def rows(output: str, first_cell: str) -> list[list[str]]:
     return found
 
 
-def test_trace_shows_every_merge_and_16_to_6():
-    out = lab_output("trace")
-    assert "16 characters -> 6 tokens" in out
-    assert "encode('low lower lowest') = [10, 12, 5, 12, 6, 7]" in out
+@lang
+def test_trace_shows_every_merge_and_16_to_6(lang):
+    out = lab_output("trace", lang)
+    words = trace.WORDS[lang]
+    assert (
+        words["encoded"].format(text="low lower lowest", ids=[10, 12, 5, 12, 6, 7], chars=16, tokens=6) in out
+    )
     steps = [rows(out, str(i)) for i in range(1, 5)]
     assert [s[0][1:5] for s in steps] == [
         ["l + o", "9 = lo", "3", "13"],
@@ -42,19 +52,21 @@ def test_trace_shows_every_merge_and_16_to_6():
         ["· + low", "11 = ·low", "2", "8"],
         ["·low + e", "12 = ·lowe", "2", "6"],
     ]
-    assert rows(out, "start")[0][1:] == ["16", "l|o|w|·|l|o|w|e|r|·|l|o|w|e|s|t"]
-    assert "learned 4" in out and "WARNING" not in out
+    assert rows(out, words["start"])[0][1:] == ["16", "l|o|w|·|l|o|w|e|r|·|l|o|w|e|s|t"]
+    assert words["learned"].format(learned=4) in out and words["warning"] not in out
 
 
-def test_unknown_shows_id_0_and_the_utf8_bytes():
-    out = lab_output("unknown")
+@lang
+def test_unknown_shows_id_0_and_the_utf8_bytes(lang):
+    out = lab_output("unknown", lang)
     assert rows(out, "'Cat'")[0][1] == "[0, 18]"
+    assert rows(out, "'Cat'")[0][3] == _common.WORDS[lang]["no"]
     assert rows(out, "'😀'")[0][1] == "[0]"
     assert rows(out, "'안녕'")[1][1:] == [
         "ec 95 88 eb 85 95",
         "[236, 149, 136, 235, 133, 149]",
         "'안녕'",
-        "yes",
+        _common.WORDS[lang]["yes"],
     ]
     assert rows(out, "'😀'")[1][1:3] == ["f0 9f 98 80", "[240, 159, 152, 128]"]
 
@@ -73,49 +85,66 @@ def test_sweep_trades_vocabulary_for_length():
     assert tokens[-1] == len(solution().CharBPE.train(text, 48).encode(text))
 
 
-def test_pretokenize_names_the_alternatives_and_shows_longest_first():
-    out = lab_output("pretokenize")
-    assert rows(out, "5")[0][1:] == ["' It'", "·It", "letters"]
-    assert rows(out, "4")[0][1:] == ["' '", "·", "whitespace not followed by a non-space"]
-    assert rows(out, "6")[0][1:] == ['"\'s"', "'s", "contraction"]
-    assert "differs" not in out
-    assert "['The end.', '<|endoftext|><|endoftext|>', 'Once upon a time']" in rows(out, "your split")[0][1]
-    assert "'<|endoftext|>', '<|endoftext|>'" in rows(out, "shortest first")[0][1]
+@lang
+def test_pretokenize_names_the_alternatives_and_shows_longest_first(lang):
+    out = lab_output("pretokenize", lang)
+    words = pretokenize.WORDS[lang]
+    letters, whitespace, contraction = (words["alternatives"][i] for i in (1, 4, 0))
+    assert rows(out, "5")[0][1:] == ["' It'", "·It", letters]
+    assert rows(out, "4")[0][1:] == ["' '", "·", whitespace]
+    assert rows(out, "6")[0][1:] == ['"\'s"', "'s", contraction]
+    assert words["differs"].strip() not in out
+    assert "['The end.', '<|endoftext|><|endoftext|>', 'Once upon a time']" in rows(out, words["yours"])[0][1]
+    assert "'<|endoftext|>', '<|endoftext|>'" in rows(out, words["shortest_first"])[0][1]
 
 
-def test_compression_each_tokenizer_compresses_its_own_language():
-    out = lab_output("compression")
-    values = {
-        cells[0]: [float(cells[1]), float(cells[2])]
-        for cells in rows(out, "bytes only") + rows(out, "trained on")
-    }
-    assert values["bytes only (no merges)"][0] < 1.1 and values["bytes only (no merges)"][1] < 1.1
-    english, chinese = values["trained on English"], values["trained on Chinese"]
+@lang
+def test_compression_each_tokenizer_compresses_its_own_language(lang):
+    out = lab_output("compression", lang)
+    words = compression.WORDS[lang]
+    names = [words["bytes_only"]] + [
+        words["trained_on"].format(language=words[x]) for x in ("English", "Chinese")
+    ]
+    values = {cells[0]: [float(cells[1]), float(cells[2])] for name in names for cells in rows(out, name)}
+    assert values[names[0]][0] < 1.1 and values[names[0]][1] < 1.1
+    english, chinese = values[names[1]], values[names[2]]
     assert english[0] > 2.5 and chinese[1] > 2.5  # own language: well compressed
     assert english[1] < 1.3 and chinese[0] < 1.3  # the other one: barely
 
 
-def test_throughput_counts_pretokens_and_estimates_825_gb():
-    from assignment.labs._common import corpus
-
-    text = corpus().generate_text("mixed", 300_000, 202)
+@lang
+def test_throughput_counts_pretokens_and_estimates_825_gb(lang):
+    text = _common.corpus().generate_text("mixed", 300_000, 202)
     pieces = [p for doc in text.split("<|endoftext|>") for p in solution().pretokenize(doc)]
-    out = lab_output("throughput")
-    assert f"{len(pieces):,} pre-tokens of which {len(set(pieces)):,} distinct" in out
-    assert f"{len(text.encode()):,} bytes" in out
-    timed = rows(out, "first encode") + rows(out, "second encode") + rows(out, "no cache hits")
+    out = lab_output("throughput", lang)
+    words = throughput.WORDS[lang]
+    intro = words["intro"].format(
+        vocab_size=1000,
+        n_bytes=f"{len(text.encode()):,}",
+        n_tokens="TOKENS",
+        pieces=f"{len(pieces):,}",
+        distinct=f"{len(set(pieces)):,}",
+    )
+    before, after = intro.split("TOKENS")
+    assert before in out and after in out
+    timed = rows(out, words["first"]) + rows(out, words["second"]) + rows(out, words["no_cache"])
     assert len(timed) == 3
+    units = "|".join(unit for unit, _ in words["units"])
     for cells in timed:
         assert float(cells[1]) >= 0 and float(cells[2]) > 0
-        assert re.fullmatch(r"[\d,.]+ (days|hours|minutes|s)", cells[3])
+        assert re.fullmatch(rf"[\d,.]+ ({units})", cells[3])
 
 
-def test_streaming_agrees_for_every_chunking_and_uses_less_memory():
-    out = lab_output("streaming")
-    whole = re.search(r"encode\(whole file\) gives ([\d,]+) ids", out).group(1)
-    chunked = rows(out, "the open file") + rows(out, "chunks of")
+@lang
+def test_streaming_agrees_for_every_chunking_and_uses_less_memory(lang):
+    out = lab_output("streaming", lang)
+    words = streaming.WORDS[lang]
+    intro = words["intro"].format(ids="IDS", eot="<|endoftext|>")
+    whole = re.search(re.escape(intro.split("IDS")[0]) + r"([\d,]+)", out).group(1)
+    labels = [words["open_file"], words["one_char"]] + [words["chunks"].format(size=n) for n in (4096, 7)]
+    chunked = [cells for label in labels for cells in rows(out, label)]
     assert len(chunked) == 4
-    assert all(cells[1:] == [whole, "yes"] for cells in chunked)
+    assert all(cells[1:] == [whole, _common.WORDS[lang]["yes"]] for cells in chunked)
     whole_kib = float(rows(out, "encode(f.read())")[0][1].replace(",", ""))
     stream_kib = float(rows(out, "encode_iterable(f)")[0][1].replace(",", ""))
     assert stream_kib < whole_kib / 2
@@ -125,3 +154,30 @@ def test_the_pretokenize_lab_names_exactly_gpt2s_alternatives():
     from assignment.labs.pretokenize import ALTERNATIVES
 
     assert "|".join(pattern for _, pattern in ALTERNATIVES) == solution().GPT2_PATTERN
+
+
+def _fields(value) -> list:
+    """The format fields of a template, or of each template of a list (column headers, units)."""
+    if isinstance(value, list):
+        return [_fields(v) for v in value]
+    if not isinstance(value, str):
+        return [value]
+    return sorted(name for _, name, _, _ in string.Formatter().parse(value) if name)
+
+
+@pytest.mark.parametrize(
+    "words", [_common.WORDS, *(lab.WORDS for lab in LABS.values())], ids=["common", *LABS]
+)
+def test_every_language_has_the_same_words_with_the_same_fields(words):
+    assert set(words) == set(LANGUAGES)
+    for lang, mine in words.items():
+        assert mine.keys() == words["en"].keys(), lang
+        for key, value in mine.items():
+            assert _fields(value) == _fields(words["en"][key]), f"{lang}: {key}"
+
+
+def test_the_unit_words_say_the_same_sizes():
+    for lang in LANGUAGES:
+        assert [size for _, size in throughput.WORDS[lang]["units"]] == [86400, 3600, 60, 1]
+    assert throughput._duration(7200, "zh") == "2.0 小时" and throughput._duration(7200) == "2.0 hours"
+    assert unknown.WORDS["zh"].keys() == unknown.WORDS["en"].keys()

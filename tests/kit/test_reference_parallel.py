@@ -14,10 +14,10 @@ import reference_bpe
 from slow_trainer import slow_train_bpe
 
 bpe = reference_bpe.load()
-boundaries = importlib.import_module("bpe_reference._parallel")
-counting = importlib.import_module("bpe_reference._pretoken_counts")
-segments = importlib.import_module("bpe_reference._text_file")
-encode_file = importlib.import_module("bpe_reference._encode_file")
+training = importlib.import_module("bpe_reference.training")
+counting = importlib.import_module("bpe_reference.extras.parallel_counts")
+segments = importlib.import_module("bpe_reference.extras.segments")
+encode_file = importlib.import_module("bpe_reference.extras.encode_file")
 
 SPECIAL_SETS = [["<|endoftext|>"], ["ab<x>", "<x>"], ["aa"], ["<x>", "<x><y>", "y>"]]
 
@@ -39,7 +39,7 @@ def test_cuts_are_only_where_a_special_token_match_starts(specials):
     for _ in range(300):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 60)))
         data = text.encode("utf-8")
-        cuts = boundaries.find_cuts(io.BytesIO(data), specials, rng.randrange(2, 7), block_size=1)
+        cuts = segments.find_cuts(io.BytesIO(data), specials, rng.randrange(2, 7), block_size=1)
         assert cuts[0] == 0 and cuts[-1] == len(data) and cuts == sorted(set(cuts))
         assert set(cuts[1:-1]) <= match_starts(text, specials)
 
@@ -51,12 +51,12 @@ def test_a_special_token_straddling_a_read_block_is_found(shift):
     # block's own part starts at 552. Put the only special token across it.
     at = 552 + shift
     text = "x" * at + "<|endoftext|>" + "y" * (1000 - at - 13)
-    cuts = boundaries.find_cuts(io.BytesIO(text.encode()), ["<|endoftext|>"], 2, block_size=64)
+    cuts = segments.find_cuts(io.BytesIO(text.encode()), ["<|endoftext|>"], 2, block_size=64)
     assert cuts == [0, at, 1000]
 
 
 def test_no_specials_means_one_segment():
-    assert boundaries.find_cuts(io.BytesIO(b"abc" * 100), [], 8) == [0, 300]
+    assert segments.find_cuts(io.BytesIO(b"abc" * 100), [], 8) == [0, 300]
 
 
 def test_iter_text_decodes_across_blocks_and_names_bad_bytes(tmp_path):
@@ -88,8 +88,8 @@ DOCS = "low lower lowest. it's  naïve\r\n中文中文 😀 <|endoftext|>newer n
 def test_parallel_counting_equals_counting_the_whole_text(tmp_path, force_large, specials):
     path = tmp_path / "docs.txt"
     path.write_bytes(DOCS.encode("utf-8"))
-    whole = counting.count_text(DOCS, specials)
-    assert counting.count_pretokens(path, specials) == {t.encode(): n for t, n in whole.items()}
+    whole = training._count_text(DOCS, specials)
+    assert training._count_pretokens(path, specials) == {t.encode(): n for t, n in whole.items()}
 
 
 def test_parallel_training_matches_slow_trainer(tmp_path, force_large):
@@ -139,30 +139,28 @@ def test_no_progress_bar_unless_asked(tmp_path, force_large, capfd, monkeypatch)
 
 
 def test_without_worker_processes_the_work_is_done_in_process(tmp_path, force_large, monkeypatch):
-    parallel = importlib.import_module("bpe_reference._parallel")
-
     class NoProcesses:
         def Pool(self, n):
             raise BlockingIOError("fork: Resource temporarily unavailable")
 
-    monkeypatch.setattr(parallel.multiprocessing, "get_context", lambda method: NoProcesses())
+    monkeypatch.setattr(segments.multiprocessing, "get_context", lambda method: NoProcesses())
     path = tmp_path / "docs.txt"
     path.write_bytes(DOCS.encode("utf-8"))
-    expected = {t.encode(): n for t, n in counting.count_text(DOCS, ["<|endoftext|>"]).items()}
-    assert counting.count_pretokens(path, ["<|endoftext|>"]) == expected
+    expected = {t.encode(): n for t, n in training._count_text(DOCS, ["<|endoftext|>"]).items()}
+    assert training._count_pretokens(path, ["<|endoftext|>"]) == expected
 
 
 def test_a_large_chunk_is_cut_into_batches_lazily(monkeypatch):
     # Counting streams 1 MiB blocks of hundreds of documents: pre-tokenizing all
     # of a block before handing out the first batch would hold every pre-token
     # of the block in memory at once.
-    streaming = importlib.import_module("bpe_reference._streaming")
-    specials = importlib.import_module("bpe_reference._specials")
+    tokenizer = importlib.import_module("bpe_reference.tokenizer")
+    pretokenizing = importlib.import_module("bpe_reference.pretokenize")
     calls = []
-    real = streaming.pretokenize
-    monkeypatch.setattr(streaming, "pretokenize", lambda text: calls.append(text) or real(text))
+    real = tokenizer.pretokenize
+    monkeypatch.setattr(tokenizer, "pretokenize", lambda text: calls.append(text) or real(text))
     block = "a story about a cat.<|endoftext|>" * 1000
-    batches = streaming.iter_batches([block], specials.compile_specials(["<|endoftext|>"]), 13)
+    batches = tokenizer._iter_batches([block], pretokenizing._compile_specials(["<|endoftext|>"]), 13)
     assert next(batches) == (["a", " story", " about", " a", " cat", "."], "<|endoftext|>")
     assert len(calls) == 1
     assert sum(1 for _ in batches) == 1000  # 999 more documents, then the empty rest

@@ -122,6 +122,14 @@ def test_pages_follow_visibility_and_escape_what_students_wrote():
     html, md = render(g, Moment(after_due=True, published=True), "A1")
     assert "3.1 speed" in html and "secret" not in html and 'id="final"><strong>70 / 100' in html
     assert "**Final score: 70 / 100**" in md
+    # `farm release --lang zh`: the same page in Chinese, what students wrote quoted unchanged
+    from grader import i18n
+
+    with i18n.speaking("zh"):
+        html_zh, md_zh = render(g, Moment(after_due=True, published=True), "A1")
+    assert '<html lang="zh-CN">' in html_zh and "最终成绩" in html_zh and "Final score" not in html_zh
+    assert "**最终成绩: 70 / 100**" in md_zh and "&lt;img src=x onerror=alert(1)&gt;" in html_zh
+    assert '<html lang="en">' in html
     # the moment comes from the latest due date of anyone: an extension keeps the page closed
     p = LatePolicy(due=DUE, extensions={"s2": at(days=2)})
     assert not Moment.at(at(days=1), p, published=False).after_due

@@ -1,10 +1,14 @@
 """The Slurm template, run for real: a one-node cluster (Debian's slurm-wlm and munge, started here
-with a generated slurm.conf on free ports and private state folders) grades a small fake class as
-an ordinary user through grader/release/templates/slurm-array.sh, then merges the shards with the
-template's own merge step. The merged gradebook must be what a local `farm grade` of the same class
-writes, and every student must have been graded in user namespaces ("userns"), without root.
+with a generated slurm.conf, a munge key of its own, free ports and private state folders) grades a
+small fake class as an ordinary user through grader/release/templates/slurm-array.sh, then merges
+the shards with the template's own merge step. The merged gradebook must be what a local `farm
+grade` of the same class writes, and every student must have been graded in user namespaces
+("userns"), without root.
 
-Skips, saying why, where Slurm is not installed (.ci/run installs it with apt-get).
+As root (CI), the daemons run as a cluster's do (munged as `munge`, slurmctld and slurmd as root)
+and the class is graded as the ordinary user `sandboxed.ordinary_user` makes. As an ordinary user,
+the whole cluster runs as that user (Slurm allows it: SlurmUser and SlurmdUser name it), and so do
+its jobs. Skips, saying why, only where Slurm is not installed (.ci/run installs it with apt-get).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import json
 import os
 import pwd
 import re
+import secrets
 import shlex
 import shutil
 import signal
@@ -28,11 +33,14 @@ import pytest
 from instructor_fakes import make_submission, write_suite
 from sandboxed import KIT_ROOT, PYTHON, ordinary_user
 
+from grader.sandbox.isolation import Isolation
+
 pytestmark = [pytest.mark.slow]
 
 TEMPLATE = KIT_ROOT / "grader/release/templates/slurm-array.sh"
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch")
-MUNGE_KEY = Path("/etc/munge/munge.key")
+# Where the daemons are, whatever the PATH of whoever runs the test (an ordinary user's has no sbin).
+DAEMON_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CLASS = {"ann": ("1.1", "1.2", "2.1", "3.1"), "bob": ("1.1",), "cy": ("1.2", "2.1")}
 # What differs between two gradings of the same class: the clock and the isolation (root here).
 UNCOMPARED = ("seconds", "isolation")
@@ -60,15 +68,15 @@ def _wait_for(what: str, ready, timeout: float = 60) -> None:
 
 
 class Cluster:
-    """munged, slurmctld and slurmd of one node, under `root`; `stop()` ends all three."""
+    """munged, slurmctld and slurmd of one node, under `root`, whose jobs run as `user`; `stop()`
+    ends all three. Started by root, the daemons run as a cluster's do; started by an ordinary user
+    (then `user` itself), all of it runs as that user."""
 
     def __init__(self, root: Path, user: str) -> None:
         self.root = root
         self.conf = root / "slurm.conf"
-        self.env = {
-            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-            "SLURM_CONF": str(self.conf),
-        }
+        self.env = {"PATH": DAEMON_PATH, "SLURM_CONF": str(self.conf)}
+        self.as_root = os.geteuid() == 0
         self.pids: list[Path] = []
         try:
             self._start(user)
@@ -78,15 +86,18 @@ class Cluster:
 
     def _start(self, user: str) -> None:
         root = self.root
-        munge = pwd.getpwnam("munge")
+        # munged runs as `munge` where a cluster's would (it refuses to run as root), else as the user.
+        munge = pwd.getpwnam("munge") if self.as_root else pwd.getpwuid(os.getuid())
         for name, mode in (("munge", 0o700), ("sock", 0o755)):
             (root / name).mkdir(mode=mode)
             os.chown(root / name, munge.pw_uid, munge.pw_gid)
+        # A key of this cluster's own: the host's /etc/munge/munge.key is not the test's to read.
         key = root / "munge" / "key"
-        shutil.copyfile(MUNGE_KEY, key)
+        key.write_bytes(secrets.token_bytes(1024))
         os.chown(key, munge.pw_uid, munge.pw_gid)
         key.chmod(0o400)
         socket_path = root / "sock" / "munge.sock"
+        as_munge = {"user": munge.pw_uid, "group": munge.pw_gid, "extra_groups": []} if self.as_root else {}
         subprocess.run(
             [
                 "munged",
@@ -96,9 +107,8 @@ class Cluster:
                 f"--log-file={root / 'munge' / 'log'}",
                 f"--seed-file={root / 'munge' / 'seed'}",
             ],
-            user=munge.pw_uid,
-            group=munge.pw_gid,
-            extra_groups=[],
+            **as_munge,
+            env=self.env,
             check=True,
             capture_output=True,
         )
@@ -115,8 +125,8 @@ class Cluster:
             "AuthType": "auth/munge",
             "AuthInfo": f"socket={socket_path}",
             "CredType": "cred/munge",
-            "SlurmUser": "root",
-            "SlurmdUser": "root",
+            "SlurmUser": "root" if self.as_root else user,
+            "SlurmdUser": "root" if self.as_root else user,
             "StateSaveLocation": root / "state",
             "SlurmdSpoolDir": root / "spool",
             "SlurmctldPidFile": root / "slurmctld.pid",
@@ -142,15 +152,21 @@ class Cluster:
         self.conf.write_text("\n".join(lines) + "\n")
         subprocess.run(["slurmctld", "-f", str(self.conf)], check=True, capture_output=True, env=self.env)
         self.pids.append(root / "slurmctld.pid")
-        # slurmd in a mount namespace of its own where the user can reach the kit's Python (which
-        # may live under /root, as with pyenv): its jobs inherit that view.
-        opened = {"user": user, "reach": jail.reach_for_user(), "exec": ["slurmd", "-f", str(self.conf)]}
-        subprocess.run(
-            ["unshare", "--mount", "--propagation", "private", PYTHON, jail.__file__, json.dumps(opened)],
-            check=True,
-            capture_output=True,
-            env=self.env,
-        )
+        slurmd = ["slurmd", "-f", str(self.conf)]
+        if self.as_root:
+            # slurmd in a mount namespace of its own where the user can reach the kit's Python
+            # (which may live under /root, as with pyenv): its jobs inherit that view.
+            opened = {"user": user, "reach": jail.reach_for_user(), "exec": slurmd}
+            slurmd = [
+                "unshare",
+                "--mount",
+                "--propagation",
+                "private",
+                PYTHON,
+                jail.__file__,
+                json.dumps(opened),
+            ]
+        subprocess.run(slurmd, check=True, capture_output=True, env=self.env)
         self.pids.append(root / "slurmd.pid")
         _wait_for("the Slurm node", lambda: "idle" in self.run(["sinfo", "-h", "-o", "%T"]).stdout)
 
@@ -190,10 +206,10 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture
 def cluster():
-    missing = [d for d in DAEMONS if shutil.which(d) is None]
-    if missing or not MUNGE_KEY.is_file():
+    missing = [d for d in DAEMONS if shutil.which(d, path=DAEMON_PATH) is None]
+    if missing:
         pytest.skip(
-            f"Slurm is not installed here (no {', '.join(missing) or MUNGE_KEY}): "
+            f"Slurm is not installed here (no {', '.join(missing)}): "
             "apt-get install slurm-wlm munge (.ci/run does)"
         )
     user = ordinary_user()
@@ -239,7 +255,9 @@ def test_the_slurm_template_grades_a_class_as_an_ordinary_user_in_user_namespace
         make_submission(kit / "submissions", student, points=points)
     _give(kit, owner)
     farm_args = f"--tests-dir {tests} --rubric {rubric} --budget 300"
-    as_user = {"user": owner.pw_uid, "group": owner.pw_gid, "extra_groups": [], "cwd": kit}
+    as_user = {"cwd": kit}
+    if os.geteuid() == 0:
+        as_user.update(user=owner.pw_uid, group=owner.pw_gid, extra_groups=[])
     env = {"HOME": owner.pw_dir, "USER": user, "FARM_ARGS": farm_args}
 
     # As the header says: the array (two shards here), then the merge once it is done.
@@ -268,5 +286,5 @@ def test_the_slurm_template_grades_a_class_as_an_ordinary_user_in_user_namespace
     assert sorted(class_book) == sorted(CLASS)
     strip = lambda book: {s: {k: v for k, v in r.items() if k not in UNCOMPARED} for s, r in book.items()}  # noqa: E731
     assert strip(class_book) == strip(local_book), logs
-    assert {r["isolation"] for r in class_book.values()} == {"userns"}, logs
+    assert {r["isolation"] for r in class_book.values()} == {Isolation.USERNS}, logs
     assert {r["total"] for r in class_book.values()} == {"100", "10", "50"}

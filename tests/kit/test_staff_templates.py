@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from grader.farm.__main__ import build_parser as farm_parser
+from grader.sandbox.isolation import Isolation
 
 KIT = Path(__file__).resolve().parents[2]
 TEMPLATES = KIT / "grader/release/templates"
@@ -83,12 +84,12 @@ def test_the_indexed_job_gives_each_pod_its_shard(tmp_path, name):
     assert "--allow-weak-isolation" not in c["args"][0]
     text = (TEMPLATES / name).read_text()
     if name == "kubernetes-job.yaml":
-        assert c["securityContext"]["runAsUser"] == 0 and '("uid"' in text
+        assert c["securityContext"]["runAsUser"] == 0 and f'("{Isolation.UID}"' in text
     else:
         pod, ctx = spec["template"]["spec"], c["securityContext"]
         assert pod["hostUsers"] is False and ctx["runAsNonRoot"] is True and ctx["runAsUser"] != 0
         assert ctx["capabilities"]["drop"] == ["ALL"] and ctx["allowPrivilegeEscalation"] is False
-        assert ctx["seccompProfile"]["type"] == "Unconfined" and '("userns"' in text
+        assert ctx["seccompProfile"]["type"] == "Unconfined" and f'("{Isolation.USERNS}"' in text
 
 
 def test_the_rootless_job_differs_from_the_root_one_only_in_its_security():

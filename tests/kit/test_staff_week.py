@@ -36,9 +36,17 @@ CLASS = [
         "1004",
         "2026-11-25T23:00:00-08:00",
         FULL,
-        "_merge_loop.py",
+        "tokenizer.py",
     ),
-    ("s05", "Liskov, Barbara", "liskovbarbara", "1005", "2026-11-21T20:00:00-08:00", FULL, "_parallel.py"),
+    (
+        "s05",
+        "Liskov, Barbara",
+        "liskovbarbara",
+        "1005",
+        "2026-11-21T20:00:00-08:00",
+        FULL,
+        "extras/segments.py",
+    ),
     (
         "s06",
         "Knuth, Donald",
@@ -46,7 +54,7 @@ CLASS = [
         "1006",
         "2026-11-20T12:00:00-08:00",
         ("1.1", "1.2", "3.1"),
-        "_specials.py",
+        "extras/progress.py",
     ),
     (
         "s07",
@@ -74,7 +82,7 @@ CLASS = [
         "1010",
         "2026-11-21T03:00:00-08:00",
         FULL,
-        "_streaming.py",
+        "extras/parallel_counts.py",
     ),
 ]
 POLICY = """\

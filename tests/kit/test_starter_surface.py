@@ -7,6 +7,7 @@ NotImplementedError so the grader reports it as "not implemented" rather than wr
 
 from __future__ import annotations
 
+import ast
 import inspect
 import subprocess
 import sys
@@ -23,6 +24,18 @@ def _public_files(folder):
 
 def test_same_public_modules():
     assert _public_files(STARTER) == _public_files(SOLUTION) == sorted(m + ".py" for m in PUBLIC_MODULES)
+
+
+def test_each_answer_is_in_the_file_of_its_stub():
+    """A student diffs their training.py against the solution's: the solution has no other top-level
+    module, and what no stub asks for lives in extras/, each module saying so."""
+    files = {p.name for p in (SOLUTION / "bpe").glob("*.py")}
+    assert files == {p.name for p in (STARTER / "bpe").glob("*.py")}
+    folders = {p.name for p in (SOLUTION / "bpe").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders <= {"extras"}
+    for extra in (SOLUTION / "bpe" / "extras").glob("*.py"):
+        doc = ast.get_docstring(ast.parse(extra.read_text(encoding="utf-8"))) or ""
+        assert "no stub asks for" in " ".join(doc.split()).lower(), extra.name
 
 
 def test_main_is_the_solutions_verbatim():

@@ -363,14 +363,15 @@ def test_the_rule_table_names_only_visible_rubric_tests(tmp_path):
     hidden = next(t["number"] for t in tests if build.is_hidden(t))
     for bad in [hidden, "9.99"]:
         rules = tmp_path / f"rules-{bad}.toml"
-        rules.write_text(f'[[rule]]\nrule = "r"\nwhere = "Part 2"\ntests = ["{bad}"]\n')
+        rules.write_text(f'[[rule]]\nrule = "r"\nrule_zh = "规则"\nparts = [2]\ntests = ["{bad}"]\n')
         with pytest.raises(build.RubricError, match=f"'{re.escape(bad)}' is not a visible test"):
             build.render_rules(tests, rules)
 
 
-def test_the_committed_rule_table_is_the_generated_one():
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_committed_rule_table_is_the_generated_one(lang):
     from assignment import build
 
-    text = build.HANDOUT.read_text(encoding="utf-8")
+    text = build.translated(build.HANDOUT, lang).read_text(encoding="utf-8")
     committed = build.current_block(text, build.RULES_BEGIN, build.RULES_END)
-    assert committed == build.render_rules(build.load_rubric())
+    assert committed == build.render_rules(build.load_rubric(), lang=lang)

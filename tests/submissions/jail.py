@@ -11,6 +11,9 @@ With `user=NAME` the grader runs as that ordinary user, as on a Slurm node or a 
 jail's own mount namespace then lets the user reach the kit, its Python, the submission and the
 report folder: a folder on the way that the user may not enter (/root, pytest's 0700 temp dirs) is
 covered, in the jail only, by a tmpfs holding just the way on.
+
+`run_in_jail()` runs any commands so (the class farm, say); with `private_tmp` they get a /tmp of
+their own, and what they leave in it is reported.
 """
 
 from __future__ import annotations
@@ -32,13 +35,14 @@ PIDS_MAX = 400
 
 @dataclass
 class Jailed:
-    returncode: int  # the grader's exit status
+    returncode: int  # the grader's exit status (of a run of several commands: the first not 0)
     leftovers: list[str]  # "pid cmdline" of processes alive `linger` s after the grader ended
     stdout: str
     stderr: str
     results: dict | None  # out/results.json, parsed (None if missing or not JSON)
     out_files: list[str]  # names in the out dir after grading
     seconds: float
+    left_in_tmp: list[str] | None = None  # with `private_tmp`: what the run left in /tmp
 
 
 def grade_in_jail(
@@ -54,6 +58,41 @@ def grade_in_jail(
 ) -> Jailed:
     """Grade `submission` into `out` (created here) through the kit's CLI, jailed; `options` are
     more CLI arguments (e.g. `--isolation process-group`); `user`: grade as that ordinary user."""
+    argv = [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out)]
+    if tests:
+        argv += ["--tests", tests]
+    argv += list(options)
+    out = Path(out)
+    if user is not None:
+        make_owned(out, user)
+    return run_in_jail(
+        [argv],
+        out.parent / (out.name + ".jail"),
+        out=out,
+        reach=[str(Path(submission).resolve()), str(out)],
+        linger=linger,
+        timeout=timeout,
+        readonly=readonly,
+        user=user,
+    )
+
+
+def run_in_jail(
+    commands: list[list[str]],
+    work: Path,
+    *,
+    out: Path | None = None,
+    reach: list[str] = (),
+    linger: float = 0.3,
+    timeout: float = 600,
+    readonly: bool = True,
+    user: str | None = None,
+    private_tmp: bool = False,
+) -> Jailed:
+    """Run `commands` one after the other (up to the first that fails) from the kit's folder,
+    jailed; the jail's own files go in `work` (made here). `reach`: what else `user` must reach.
+    `private_tmp`: the commands get a /tmp of their own holding only the way to `work` and
+    `reach`, and whatever else is in it when they end is reported (`left_in_tmp`)."""
     # sandboxed.py is a helper of the kit's tests, which is on the path under pytest but not when
     # kill_matrix.py runs this as a script: added for that import only, and taken off again.
     sys.path.insert(0, str(KIT_ROOT / "tests" / "kit"))
@@ -61,16 +100,11 @@ def grade_in_jail(
         from sandboxed import PYTHON, run_sandboxed
     finally:
         sys.path.remove(str(KIT_ROOT / "tests" / "kit"))
-    out = Path(out)
-    work = out.parent / (out.name + ".jail")
+    work = Path(work)
     work.mkdir(parents=True)
     cgroup = CGROUP_PIDS / f"bpe-kit-catalogue-{uuid.uuid4().hex[:12]}"
-    argv = [PYTHON, "-m", "grader", "grade", str(submission), "--out", str(out)]
-    if tests:
-        argv += ["--tests", tests]
-    argv += list(options)
     config = {
-        "argv": argv,
+        "commands": [list(map(str, argv)) for argv in commands],
         "cwd": str(KIT_ROOT),
         "linger": linger,
         "report": str(work / "report.json"),
@@ -80,19 +114,14 @@ def grade_in_jail(
         "readonly": [str(KIT_ROOT)] if readonly else [],
         "cgroup": str(cgroup),
         "user": user,
-        "reach": [
-            *reach_for_user(),
-            str(Path(submission).resolve()),
-            str(out),
-        ],
+        "reach": [*reach_for_user(), *map(str, reach)],
+        "private_tmp": [str(work), *map(str, reach)] if private_tmp else None,
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BPE_KIT_"))}
     if user is not None:
         import pwd
 
         entry = pwd.getpwnam(user)
-        out.mkdir()
-        os.chown(out, entry.pw_uid, entry.pw_gid)
         env.update(HOME=entry.pw_dir, USER=user, LOGNAME=user)
     env["PYTHONPATH"] = str(KIT_ROOT)
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -100,7 +129,7 @@ def grade_in_jail(
     try:
         proc = run_sandboxed(
             [PYTHON, str(Path(__file__).resolve()), json.dumps(config)],
-            timeout=timeout + 60,
+            timeout=timeout * len(commands) + 60,
             cwd=KIT_ROOT,
             env=env,
         )
@@ -113,19 +142,30 @@ def grade_in_jail(
             f"the jail did not report (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
         ) from None
     results = None
-    try:
-        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
+    if out is not None:
+        try:
+            results = json.loads((Path(out) / "results.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            pass
     return Jailed(
         returncode=report["returncode"],
         leftovers=report["leftovers"],
         stdout=_read(work / "stdout"),
         stderr=_read(work / "stderr"),
         results=results,
-        out_files=sorted(p.name for p in out.iterdir()) if out.is_dir() else [],
+        out_files=sorted(p.name for p in Path(out).iterdir()) if out and Path(out).is_dir() else [],
         seconds=time.monotonic() - started,
+        left_in_tmp=report.get("left_in_tmp"),
     )
+
+
+def make_owned(folder: Path, user: str) -> None:
+    """`folder`, made here and owned by `user` (who writes into it from the jail)."""
+    import pwd
+
+    entry = pwd.getpwnam(user)
+    folder.mkdir(parents=True)
+    os.chown(folder, entry.pw_uid, entry.pw_gid)
 
 
 def _read(path: Path, limit: int = 1 << 20) -> str:
@@ -185,6 +225,48 @@ def _open_to(uid: int, gids: set[int], paths: list[str]) -> None:
             subprocess.run(["mount", "--rbind", str(src), str(dst)], check=True, capture_output=True)
 
 
+def _private_tmp(keep: list[str]) -> set[str]:
+    """A /tmp of this mount namespace's own, holding only the way to each path of `keep` that is
+    under /tmp (bound from the real one); returns what it made there, to tell it from what a run
+    leaves behind (`_left_in_tmp`)."""
+    real = Path("/mnt")  # the real /tmp, seen here until its kept paths are bound
+    subprocess.run(["mount", "--rbind", "/tmp", str(real)], check=True, capture_output=True)
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "mode=1777", "tmpfs", "/tmp"], check=True, capture_output=True
+    )
+    made: set[str] = set()
+    kept = [Path(p) for p in sorted(keep) if Path(p).is_relative_to("/tmp")]
+    for path in kept:
+        rel = path.relative_to("/tmp")
+        if not (real / rel).exists() or any(path != k and path.is_relative_to(k) for k in kept):
+            continue
+        dst = Path("/tmp") / rel
+        for parent in reversed(dst.parents[:-2]):
+            parent.mkdir(mode=0o755, exist_ok=True)
+            made.add(str(parent))
+        dst.mkdir(exist_ok=True) if (real / rel).is_dir() else dst.touch()
+        subprocess.run(["mount", "--rbind", str(real / rel), str(dst)], check=True, capture_output=True)
+        made.add(str(dst))
+    subprocess.run(["umount", "--recursive", "--lazy", str(real)], check=True, capture_output=True)
+    return made
+
+
+def _left_in_tmp(made: set[str]) -> list[str]:
+    """What is in /tmp besides the way to the kept paths (not looked into: they are the real ones)."""
+    left = []
+    for dirpath, dirs, files in os.walk("/tmp"):
+        for name in [*dirs, *files]:
+            path = os.path.join(dirpath, name)
+            if path not in made:
+                left.append(path)
+        dirs[:] = [
+            d
+            for d in dirs
+            if os.path.join(dirpath, d) in made and not os.path.ismount(os.path.join(dirpath, d))
+        ]
+    return sorted(left)
+
+
 def _enter_cgroup(cgroup: Path) -> None:
     try:
         cgroup.mkdir()
@@ -223,6 +305,7 @@ def _alive() -> list[str]:
 
 
 def _inner(config: dict) -> None:
+    made = _private_tmp(config["private_tmp"]) if config.get("private_tmp") else None
     as_user = {}
     if config.get("user"):
         import pwd
@@ -234,19 +317,25 @@ def _inner(config: dict) -> None:
     for path in config["readonly"]:
         _mount_readonly(path)
     _enter_cgroup(Path(config["cgroup"]))
+    returncode = 0
     with open(config["stdout"], "wb") as out, open(config["stderr"], "wb") as err:
-        proc = subprocess.Popen(
-            config["argv"], cwd=config["cwd"], stdout=out, stderr=err, stdin=subprocess.DEVNULL, **as_user
-        )
-        try:
-            returncode = proc.wait(timeout=config["timeout"])
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            returncode = proc.wait()
+        for argv in config["commands"]:
+            proc = subprocess.Popen(
+                argv, cwd=config["cwd"], stdout=out, stderr=err, stdin=subprocess.DEVNULL, **as_user
+            )
+            try:
+                returncode = proc.wait(timeout=config["timeout"])
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                returncode = proc.wait()
+            if returncode != 0:
+                break
     _reap()
     time.sleep(config["linger"])
     _reap()
     report = {"returncode": returncode, "leftovers": _alive()}
+    if made is not None:
+        report["left_in_tmp"] = _left_in_tmp(made)
     with open(config["report"], "w") as f:
         json.dump(report, f)
 

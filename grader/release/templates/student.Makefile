@@ -8,6 +8,9 @@ SUBMISSION ?= starter
 OUT ?= results
 ZIP ?= submission.zip
 NAME ?= trace
+# `make grade LANG=zh`: the report and the feedback in Chinese. A LANG given on the command line is
+# passed as --lang (an LC_ALL in the environment cannot outvote it); otherwise the environment decides.
+LANG_OPT = $(if $(filter command line,$(origin LANG)), --lang '$(LANG)')
 
 # A PY given on the command line or in the environment is used as it is: no .venv is made.
 ifeq ($(origin PY),file)
@@ -21,6 +24,7 @@ endif
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade your bpe (a folder holding bpe/, or a zip)"
 	@echo "make grade PART=2 | TESTS=expr                 a quick, partial grade: one part (1, 2, 3, E), or some tests"
+	@echo "make grade LANG=zh                             the report and the feedback in Chinese (中文报告与反馈)"
 	@echo "make lab NAME=trace                             run an experiment on your bpe (see assignment/README.md)"
 	@echo "make corpus                                     generate the practice corpus in data/corpus/"
 	@echo "make submission                                 build submission.zip to upload"
@@ -36,7 +40,7 @@ $(VENV)/.ok: requirements/grading.txt
 venv: $(VENV)/.ok
 
 grade: $(SETUP)
-	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')
+	$(PY) -m grader grade $(SUBMISSION) --out $(OUT)$(if $(PART), --part '$(PART)')$(if $(TESTS), --tests '$(TESTS)')$(LANG_OPT)
 
 lab: $(SETUP)
 	$(PY) -m assignment.labs $(NAME) --submission $(SUBMISSION)
@@ -45,7 +49,7 @@ corpus: $(SETUP)
 	$(PY) data/corpus.py
 
 submission: $(SETUP)
-	$(PY) -m grader zip $(SUBMISSION) --out $(ZIP)
+	$(PY) -m grader zip $(SUBMISSION) --out $(ZIP)$(LANG_OPT)
 
 clean:
 	rm -rf $(VENV) $(OUT) data/corpus submission.zip .pytest_cache .hypothesis

@@ -6,6 +6,7 @@ import importlib.util
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,11 @@ VENV_MODULE = "cs336_venv_only"
 
 class BuildError(Exception):
     """A row or one of its build steps is wrong; the message names the row."""
+
+
+class NoCompiler(Exception):
+    """This machine cannot compile a row's C extension (no C compiler, or no Python.h for this
+    interpreter): the row cannot be built here, through no fault of its own."""
 
 
 @dataclass(frozen=True)
@@ -78,10 +84,32 @@ def build(repo: Repo, dest: Path) -> Path:
         target.write_text(text.replace(edit["old"], edit["new"]), encoding="utf-8")
     if repo.venv:
         make_venv(dest / ".venv")
-    if repo.extension:  # a compiled module built in place, for this interpreter
-        built = Path(importlib.util.find_spec("_bisect").origin)
-        shutil.copyfile(built, dest / "cs336_basics" / built.name)
+    if repo.extension:
+        compile_in_place(repo, dest / "cs336_basics")
     return dest
+
+
+def compile_in_place(repo: Repo, package: Path) -> None:
+    """Each C module of `package` (its overlay's `*.c`) built beside its source for this
+    interpreter, as a student's `python setup.py build_ext --inplace` would. Compiled here, not
+    copied from the interpreter's own: whether a standard module is a file or built into the
+    interpreter is the build's choice (Debian builds `_bisect` in)."""
+    sources = sorted(package.glob("*.c"))
+    if not sources:
+        raise BuildError(f"{repo.name}: extension = true, but its overlays hold no {package.name}/*.c")
+    cc, include = shutil.which("cc"), Path(sysconfig.get_paths()["include"])
+    if cc is None or not (include / "Python.h").is_file():
+        why = "no C compiler (cc)" if cc is None else f"no {include / 'Python.h'} (the Python headers)"
+        raise NoCompiler(f"{repo.name}: {why} to build its extension module here")
+    for source in sources:
+        target = source.with_name(source.stem + sysconfig.get_config_var("EXT_SUFFIX"))
+        done = subprocess.run(
+            [cc, "-shared", "-fPIC", f"-I{include}", str(source), "-o", str(target)],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            raise BuildError(f"{repo.name}: {source.name} does not compile: {done.stderr.strip()[-500:]}")
 
 
 def make_venv(path: Path) -> Path:

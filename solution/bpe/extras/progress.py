@@ -1,8 +1,8 @@
 """A one-line progress bar on stderr, for runs long enough to wonder about.
 
-Shown only when stderr is a terminal (or BPE_PROGRESS=1 asks for it), and
-callers only create one for large inputs: tests, graders and pipes never
-see stray carriage returns.
+An extra: no stub asks for it. Shown only when stderr is a terminal (or
+BPE_PROGRESS=1 asks for it), and callers only create one for large inputs:
+tests, graders and pipes never see stray carriage returns.
 """
 
 import os

@@ -1,13 +1,14 @@
 """Encoding a whole file to a binary array of token ids, in parallel.
 
-Language-model training reads token ids as a flat array on disk. For a large
-file we cut it before special tokens (see ``_boundaries``), let forked
-workers encode the segments (they inherit the tokenizer, nothing is pickled
-but the results) and write the results in order. Each segment is streamed
-through ``encode_iterable``, so memory stays bounded even when a segment
-is huge. numpy is not needed: ``array`` writes machine integers directly.
+An extra: no stub asks for it. Language-model training reads token ids as a
+flat array on disk. For a large file we cut it before special tokens (see
+``segments``), let forked workers encode the segments (they inherit the
+tokenizer, nothing is pickled but the results) and write the results in
+order. Each segment is streamed through ``encode_iterable``, so memory stays
+bounded even when a segment is huge. numpy is not needed: ``array`` writes
+machine integers directly.
 
-Run as ``python -m bpe._encode_file --vocab V --merges M FILE --out ids.bin``.
+Run as ``python -m bpe.extras.encode_file --vocab V --merges M FILE --out ids.bin``.
 """
 
 import argparse
@@ -18,10 +19,9 @@ from array import array
 from functools import partial
 from pathlib import Path
 
-from ._parallel import MAX_WORKERS, find_cuts, map_ordered
-from ._progress import progress
-from ._text_file import iter_text
-from .tokenizer import BPETokenizer
+from ..tokenizer import BPETokenizer
+from .progress import progress
+from .segments import MAX_WORKERS, find_cuts, iter_text, map_ordered
 
 TYPECODES = {"uint16": ("H", 1 << 16), "uint32": ("I", 1 << 32)}
 LARGE_BYTES = 8 << 20  # smaller files are encoded in this process
@@ -76,7 +76,7 @@ def encode_file(
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bpe._encode_file", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m bpe.extras.encode_file", description=__doc__.splitlines()[0])
     p.add_argument("file")
     p.add_argument("--vocab", required=True)
     p.add_argument("--merges", required=True)

@@ -1,7 +1,8 @@
 """A stand-in for the reference's merge loop with a swappable tie-break (catalogue mutants).
 
 Incremental pair counts, a linear scan for the most frequent pairs, then `@TIE@` picks one of the
-tied pairs: each tie-break mutant fills in a different classic mistake.
+tied pairs: each tie-break mutant fills in a different classic mistake. Each row also edits
+`train_bpe` (bpe/training.py) to call this `learn_merges` instead of the reference's.
 """
 from collections import defaultdict
 

@@ -1,4 +1,7 @@
-"""Large files: where to cut them, and worker processes for the pieces.
+"""Large files in segments: where to cut them, reading a segment, worker processes.
+
+An extra: no stub asks for it. Training (``parallel_counts``) and
+``encode_file`` use it for files of many megabytes.
 
 Cutting just before a special token is always safe: no pre-token and no
 merge crosses a special token. We aim for roughly equal segments: from each
@@ -16,8 +19,14 @@ Workers are forked, so they inherit whatever the parent prepared (a trained
 tokenizer, for instance) without pickling it. When processes cannot be made
 (a sandbox with a process limit, or a single core), the same function runs
 in this process: results are identical either way, only slower.
+
+A segment is never read whole: ``iter_text`` streams it in bounded blocks
+through an incremental UTF-8 decoder, which carries a character cut in half
+by a block boundary over to the next block. Its errors give the byte offset
+of the bad byte in the whole file.
 """
 
+import codecs
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -110,3 +119,29 @@ def find_cuts(f: BinaryIO, specials: list[str], n_segments: int, block_size: int
     for k in range(1, n_segments):
         cuts.add(_first_safe_cut(f, size * k // n_segments, size, raw, block_size))
     return sorted(cuts)
+
+
+BLOCK_BYTES = 1 << 20  # 1 MiB of text in memory at a time, per process (about 4 MiB as a str)
+
+
+def iter_text(path: str | os.PathLike, start: int, end: int, block: int = BLOCK_BYTES) -> Iterator[str]:
+    """Yield the text of bytes ``[start, end)`` of ``path`` in chunks."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    with open(path, "rb") as f:
+        f.seek(start)
+        pos = start
+        while pos < end:
+            data = f.read(min(block, end - pos))
+            if not data:
+                break
+            pending = decoder.getstate()[0]  # bytes of a character cut by the last block
+            try:
+                text = decoder.decode(data, final=pos + len(data) >= end)
+            except UnicodeDecodeError as e:
+                offset = pos - len(pending) + e.start
+                raise ValueError(
+                    f"{os.fspath(path)}: not valid UTF-8 at byte {offset} ({e.reason})"
+                ) from None
+            pos += len(data)
+            if text:
+                yield text

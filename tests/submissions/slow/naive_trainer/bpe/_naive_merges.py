@@ -1,7 +1,8 @@
 """A correct but naive merge loop: every merge recounts every pair of every distinct pre-token.
 
 Same merges as the reference (most frequent pair, ties to the greater pair of bytes), so it passes
-every correctness test and fails only the training speed gate.
+every correctness test and fails only the training speed gate. Its catalogue row edits `train_bpe`
+(bpe/training.py) to call this `learn_merges` instead of the reference's.
 """
 from collections import Counter
 
