@@ -28,7 +28,8 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import intake, report, rubric
+from . import charges, intake, report, rubric
+from .checks import oracles_here
 from .errors import GraderError, NothingSelected, ReportError
 from .i18n import N_, _
 from .partial import charged_as_in_full
@@ -166,6 +167,8 @@ def run(
             )
     if more:
         notes = (*notes, _(CHARGED_AS_IN_FULL).format(n=more))
+    if charges.capped_elsewhere(scored, oracles_here()):
+        notes = (*notes, _(NOT_PROVEN_HERE).format(cap=charges.CAP))
     if not tests:  # the left-out tests are reported (of the chosen part, with --part)
         parts = {str(e.part) for e in chosen}
         scored += [s for s in left_out if str(s.entry.part) in parts or not part]
@@ -192,6 +195,12 @@ def run(
 
 
 CONTRACTS = ("kit", "cs336")
+NOT_PROVEN_HERE = N_(
+    "This copy of the grader holds no reference to prove that one fault alone fails several tests, "
+    "so here a fault is charged on each test it fails. The course's grader proves it, and charges "
+    "such a fault at most {cap} points (the handout's \"One fault, several tests\"): your final "
+    "grade may be higher than this one."
+)
 CHARGED_AS_IN_FULL = N_(
     "A fault proven here fails other tests too: the {n} earlier test(s) of the rubric that this "
     "partial grade leaves out were graded as well (not shown), so that the fault is charged on the "

@@ -46,3 +46,10 @@ def charge(scored: list[Scored]) -> list[Scored]:
             cost[key] = float("inf")
             s.status, s.score = SAME_CAUSE, s.entry.points
     return out
+
+
+def capped_elsewhere(scored: list[Scored], oracles: bool) -> bool:
+    """True when a fault this grader charges on each test may cost less in the course's grade:
+    without the oracles (the handout's copy) no fault is proven alone, so none is capped here,
+    and two tests or more failed."""
+    return not oracles and sum(s.status == "failed" for s in scored) >= 2

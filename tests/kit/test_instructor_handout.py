@@ -13,6 +13,7 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import catalogue
 import pytest
 
 from grader.errors import LeakError, TranslationError
@@ -319,9 +320,23 @@ def test_unzipped_handout_grades_the_starter_to_zero_with_not_implemented(handou
     assert all("not implemented" in t.get("output", "").lower() or t["score"] == 0 for t in results["tests"])
 
 
-def _grade(root: Path, submission: str, out: Path) -> dict:
+@pytest.fixture(scope="module")
+def student_python(tmp_path_factory) -> str:
+    """An interpreter with the grading set but not the kit: the kit's venv has it installed
+    (`pip install -e .`), and its import hook would hand the handout's grader the kit's oracles.
+    A fresh venv reads the kit venv's packages through a .pth line, whose own .pth files (the
+    hook's) Python does not read."""
+    venv = tmp_path_factory.mktemp("student-venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    ours = next(p for p in sys.path if p.endswith("site-packages") and Path(p, "pytest").is_dir())
+    theirs = next(venv.glob("lib/python3*/site-packages"))
+    (theirs / "grading-set.pth").write_text(ours + "\n")
+    return str(venv / "bin" / "python")
+
+
+def _grade(root: Path, submission: str, out: Path, *more: str, python: str = sys.executable) -> dict:
     r = subprocess.run(
-        [sys.executable, "-m", "grader", "grade", submission, "--out", str(out)],
+        [python, "-m", "grader", "grade", submission, "--out", str(out), *more],
         cwd=root,
         capture_output=True,
         text=True,
@@ -335,14 +350,16 @@ def _grade(root: Path, submission: str, out: Path) -> dict:
 @pytest.mark.skipif(
     not GRADER_READY, reason="the grader or its rubric (grader/rubric.toml) is not written yet"
 )
-def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_the_kit(handout, tmp_path):
+def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_the_kit(
+    handout, student_python, tmp_path
+):
     """Without the oracles and without solution/ (so the speed budgets come from the yardstick)."""
     with zipfile.ZipFile(handout[0]) as z:
         z.extractall(tmp_path)
     root = tmp_path / TOP
     assert not (root / "solution").exists() and not (root / "grader/oracles").exists()
     shutil.copytree(KIT / "solution", root / "mine", ignore=shutil.ignore_patterns("__pycache__"))
-    there = _grade(root, "mine", tmp_path / "handout-results")
+    there = _grade(root, "mine", tmp_path / "handout-results", python=student_python)
     assert there["tests"] and there["score"] == sum(t["max_score"] for t in there["tests"]), [
         t["name"] + ": " + t.get("output", "")[:300] for t in there["tests"] if t["score"] < t["max_score"]
     ]
@@ -351,6 +368,31 @@ def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_th
         t["name"]: t["score"] for t in here["tests"] if t["name"] in {u["name"] for u in there["tests"]}
     }
     assert visible == {t["name"]: t["score"] for t in there["tests"]}
+    assert NOT_PROVEN not in there["output"]
+
+
+NOT_PROVEN = "holds no reference to prove that one fault alone fails several tests"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not GRADER_READY, reason="the grader or its rubric (grader/rubric.toml) is not written yet"
+)
+def test_a_fault_failing_two_tests_in_the_handout_says_the_final_grade_may_charge_it_less(
+    handout, student_python, tmp_path
+):
+    """The handout's copy cannot prove a fault alone (no oracles): its report says so, the kit's not."""
+    with zipfile.ZipFile(handout[0]) as z:
+        z.extractall(tmp_path)
+    root = tmp_path / TOP
+    mine = catalogue.materialize(catalogue.by_name("part1_tie_smaller_pair"), root / "mine")
+    there = _grade(root, str(mine), tmp_path / "handout-results", "--part", "1", python=student_python)
+    no_oracles = [student_python, "-c", "import grader.checks as c; print(c.oracles_here())"]
+    assert subprocess.run(no_oracles, cwd=root, capture_output=True, text=True).stdout.strip() == "False"
+    assert sum(t["score"] < t["max_score"] for t in there["tests"]) >= 2
+    assert NOT_PROVEN in there["output"]
+    here = _grade(KIT, str(mine), tmp_path / "kit-results", "--part", "1")
+    assert NOT_PROVEN not in here["output"]
 
 
 # --- the handout in Chinese -------------------------------------------------------------------

@@ -333,3 +333,14 @@ def test_a_special_token_never_appended_is_proven_by_grading_again_with_it():
     with pytest.raises(AssertionError) as appends:  # a tokenizer that appends it: not this fault
         appended.graded(vocab, ["<|e|>"], lambda given: _Tok(given, appends=True), needs_it)
     assert not isinstance(appends.value, Diagnosed)
+
+
+def test_without_the_oracles_two_failures_say_the_final_grade_may_charge_less():
+    from grader.charges import capped_elsewhere
+
+    two = [_failed("2.3", 5, TIE_BREAK), _failed("2.4", 5, {})]
+    assert capped_elsewhere(two, oracles=False)
+    assert not capped_elsewhere(two, oracles=True)  # the kit and Gradescope prove it themselves
+    assert not capped_elsewhere(two[:1], oracles=False)  # one failure: nothing to cap
+    stubs = [_failed(f"2.{k}", 5, {}, status="not implemented") for k in (3, 4, 5)]
+    assert not capped_elsewhere(stubs, oracles=False)  # a stub is not a fault a cap could cover
