@@ -39,9 +39,15 @@ def matching_mistakes(diagnostics: Diagnostics, got: list, first_diff: int) -> l
 
 
 def explain_merges(
-    diagnostics: Diagnostics, expected: list[tuple[bytes, bytes]], got: list[tuple[bytes, bytes]]
+    diagnostics: Diagnostics,
+    expected: list[tuple[bytes, bytes]],
+    got: list[tuple[bytes, bytes]],
+    *,
+    at_step: bool = True,
 ) -> str | None:
-    """None when equal; otherwise a friendly multi-line explanation of the first difference."""
+    """None when equal; otherwise a friendly multi-line explanation of the first difference.
+    `at_step=False`: the two pairs only, without the counts at that step (the pairs tied there),
+    when a cause proven elsewhere explains them and a list of ties would read as a tie-break."""
     k = first_difference(expected, got)
     if k is None:
         return None
@@ -81,6 +87,8 @@ def explain_merges(
         return "\n".join(lines)
     lines.append(_("  expected: {pair}").format(pair=show_pair(expected[k])))
     lines.append(_("  got:      {pair}").format(pair=show_pair(got[k])))
+    if not at_step:
+        return "\n".join(lines)
     step = diagnostics.steps[k]
     top = step.top
     tied = [pair for pair, n in step.counts.items() if n == top]

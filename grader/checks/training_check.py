@@ -12,7 +12,7 @@ from grader.checks.diagnose import (
     first_difference_in_specials,
     student_pretokens,
 )
-from grader.checks.merge_fault import learned, merge_fault, vocab_follows
+from grader.checks.merge_fault import EOT_APART, learned, merge_fault, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
 from grader.i18n import N_, _
@@ -87,6 +87,8 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
     if problem:
         train = _asked_again(bpe, specials, trained_cpu)
         fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"), train)
+        if fault is not None and fault["key"] == EOT_APART:  # a cut, not ties: no list of tied pairs
+            problem = explain_merges(case.diagnostics(), case.merges, merges, at_step=False)
         message = _("{call} ({about}):").format(call=call, about=_(case.about)) + "\n" + problem
         if fault is None:
             raise AssertionError(message)
