@@ -58,7 +58,8 @@ def grade_in_jail(
 ) -> Jailed:
     """Grade `submission` into `out` (created here) through the kit's CLI, jailed; `options` are
     more CLI arguments (e.g. `--isolation process-group`); `user`: grade as that ordinary user."""
-    argv = [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out)]
+    # One process per grade: the kit's tests already fill every core with gradings (xdist).
+    argv = [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out), "--jobs", "1"]
     if tests:
         argv += ["--tests", tests]
     argv += list(options)
