@@ -118,7 +118,14 @@ def run_in_jail(
         "reach": [*reach_for_user(), *map(str, reach)],
         "private_tmp": [str(work), *map(str, reach)] if private_tmp else None,
     }
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BPE_KIT_"))}
+    # The test run's settings stay out, but its measured figures (grader/measured.py): every grading
+    # of the run then meets the same budgets, measured once, as in a farm; a jail that cannot
+    # reach the file (another user, a private /tmp) measures for itself.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "BPE_KIT_")) or k == "BPE_KIT_MEASURED"
+    }
     if user is not None:
         import pwd
 
