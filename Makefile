@@ -37,10 +37,15 @@ help:
 # the targets that need it (test, lock, kill-matrix, bench, ...), so a first `make grade` installs
 # the grading set alone. dev.txt holds every pin of grading.txt, so a venv with the dev set already
 # has the grading set and `make grade` leaves it as it is.
+# The grader's own bytecode, written once here: every grade runs it in two fresh processes (the
+# command, then pytest), which may not write it themselves (PYTHONDONTWRITEBYTECODE, a read-only kit).
+COMPILE = $(PY) -m compileall -q grader tests/graded
+
 $(VENV)/.ok: requirements/grading.txt
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "bpe-kit needs Python 3.11 or newer (found " + sys.version.split()[0] + ")")'
 	$(PYTHON) -m venv --clear $(VENV)
 	$(PY) -m pip install --quiet --require-hashes -r requirements/grading.txt
+	@$(COMPILE)
 	@touch $@
 
 # The kit itself (`pip install -e .`, which gives .venv/bin/bpe-kit) comes with the dev set: its
@@ -89,6 +94,7 @@ grade-cs336: $(VENV)/.ok
 # On every core (pytest-xdist): a catalogue row's tests share one grading, so they go to one
 # worker together (--dist loadgroup, tests/submissions/prefetch.py).
 test: $(VENV)/.dev
+	@$(COMPILE)
 	$(PY) -m pytest -n auto --dist loadgroup
 
 fixtures: $(VENV)/.dev

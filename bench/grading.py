@@ -63,6 +63,7 @@ def run_grading(*, runs: int, farm_students: int, jobs: int, timeout_s: float) -
             splits.append(where_the_time_goes(out / "junit.xml", outcome.wall_s))
         if times and "error" not in section:
             section["part2"] = run_part(Path(tmp) / "part2", "2", timeout_s)
+            section["starter"] = run_starter(Path(tmp) / "starter", timeout_s)
     if times:
         section.update(seconds=measure.median(times), all_seconds=times, score=scores[-1])
         if splits and splits[-1]:
@@ -104,6 +105,17 @@ def run_part(out: Path, part: str, timeout_s: float) -> dict:
         "split": where_the_time_goes(out / "junit.xml", outcome.wall_s),
         "command": f"python -m grader grade solution --part {part}",
     }
+
+
+def run_starter(out: Path, timeout_s: float) -> dict:
+    """A grade of the untouched starter (every stub raises): the first thing a student runs."""
+    cmd = [sys.executable, "-m", "grader", "grade", "starter", "--out", str(out)]
+    outcome, _status, _stderr = measure.run_process(cmd, timeout_s=timeout_s)
+    try:
+        score = json.loads((out / "results.json").read_text())["score"]
+    except (OSError, ValueError, KeyError):
+        return {"note": f"not measured: grading the starter wrote no results.json ({outcome.error})"}
+    return {"seconds": outcome.wall_s, "score": score, "command": "python -m grader grade starter"}
 
 
 def run_farm(students: int, jobs: int, timeout_s: float) -> dict:

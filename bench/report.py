@@ -127,6 +127,14 @@ def grading_md(section: dict) -> list[str]:
             [f"a Part-{part2['part']}-only grade (`{part2['command']}`)", f"{part2['seconds']:.1f} s"]
         )
         rows += _split_rows(f"the Part-{part2['part']} grade", part2.get("split", {}))
+    starter = section.get("starter", {})
+    if "seconds" in starter:
+        rows.append(
+            [
+                f"the untouched starter (`{starter['command']}`)",
+                f"{starter['seconds']:.1f} s, score {starter['score']}",
+            ]
+        )
     if section.get("error"):
         rows.append(["error", section["error"]])
     farm = section.get("farm", {})

@@ -48,7 +48,7 @@ FULL = {
     "scaling_vocab": 10_000,
     "scaling_merges_mb": 5,
     "scaling_vocabs": [500, 1_000, 2_000, 5_000, 10_000, 20_000],
-    "farm_students": 4,
+    "farm_students": 8,
     "jobs": 2,
     "timeout_s": 900,
 }

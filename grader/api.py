@@ -103,8 +103,10 @@ def run(
     isolation: str = "auto",
     contract: str = "kit",
     python: str | None = None,
+    jobs: int = 1,
 ) -> Grading:
-    """Grade without writing anything (the CLI's `--inprocess` stops here).
+    """Grade without writing anything (the CLI's `--inprocess` stops here). `jobs`: the pytest
+    processes its tests may run in at once (grader/suite/runner.py, `shards`).
 
     `contract="cs336"`: the submission is a CS336 repository (grader/cs336/); `python`: the
     worker's interpreter (default for cs336: the repository's .venv/bin/python, when it exists)."""
@@ -146,6 +148,7 @@ def run(
                 contract=contract,
                 python=python,
                 deselect=tuple(s.entry.id for s in left_out),
+                jobs=jobs,
             )
 
         records = suite(tests, [e.id for e in chosen] if part else None)

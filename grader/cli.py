@@ -25,6 +25,7 @@ from .errors import GraderError, PackingError
 from .i18n import _
 from .sandbox.box import LEVELS, namespaces_refused
 from .sandbox.isolation import WITHOUT_NAMESPACES
+from .suite import runner
 
 # command -> (module whose main(argv) runs it, one line of help)
 TOOLS = {
@@ -74,6 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--tests-dir", type=Path, default=None, help="graded tests folder (default tests/graded)")
     g.add_argument("--rubric", type=Path, default=None, help="rubric file (default grader/rubric.toml)")
     g.add_argument("--timeout-total", type=float, default=None, help="give up after this many seconds")
+    g.add_argument(
+        "--jobs",
+        type=int,
+        choices=(1, 2),
+        default=runner.default_jobs(),
+        help="run the efficiency tests in a second process beside the others (2, the default where "
+        "this process may use two cores) or everything in one (1); the grade is the same",
+    )
     g.add_argument(
         "--error-results",
         action="store_true",
@@ -129,6 +138,7 @@ def grade(args) -> int:
             isolation=args.isolation,
             contract=args.contract,
             python=args.python,
+            jobs=args.jobs,
         )
         if args.inprocess:
             note = _("In-process run, for debugging: no grade was written (grade without --inprocess).")

@@ -208,17 +208,17 @@ def only_ties_differ(text: str, specials: list[str], got: list, length: int, sto
     """True when every merge of `got` is a most frequent pair at its step on the contract's
     pre-tokens of `text`, and `got` stops where a correct trainer must: after `length` merges, or,
     for a case that runs out of pairs, when no pair is left."""
-    from grader.oracles.trainer import Replay
+    from grader.oracles.trainer import PairCounts, Replay
 
     if not stops_early and len(got) != length:
         return False
-    replay = Replay(text, specials)
+    replay = PairCounts(Replay(text, specials).words)
     for pair in got:
-        counts = replay.counts()
+        counts = replay.counts
         if not counts or counts.get(tuple(pair)) != max(counts.values()):
             return False
         replay.apply(tuple(pair))
-    return not stops_early or not replay.counts()
+    return not stops_early or not replay.counts
 
 
 def learned_on(text: str, specials, limit: int) -> list:

@@ -158,6 +158,43 @@ class Replay:
         return count_pairs(self.words)
 
 
+class PairCounts:
+    """The pair counts of a replay, kept up to date as merges are applied: after each `apply`,
+    equal to `count_pairs` of the words a `Replay` would hold, without recounting the whole corpus
+    (each merge touches only the words that hold its pair). The order pairs were met in is not
+    kept, so this answers "how often", never a tie-break by first occurrence."""
+
+    def __init__(self, words: list[tuple[list[bytes], int]]) -> None:
+        self.words = [tokens for tokens, _ in words]
+        self.freqs = [freq for _, freq in words]
+        self.counts: dict[tuple[bytes, bytes], int] = {}
+        self._where: dict[tuple[bytes, bytes], set[int]] = {}
+        for i, tokens in enumerate(self.words):
+            self._add(i, tokens)
+
+    def _add(self, i: int, tokens: list[bytes]) -> None:
+        for pair in itertools.pairwise(tokens):
+            self.counts[pair] = self.counts.get(pair, 0) + self.freqs[i]
+            self._where.setdefault(pair, set()).add(i)
+
+    def _remove(self, i: int, tokens: list[bytes]) -> None:
+        for pair in itertools.pairwise(tokens):
+            left = self.counts[pair] - self.freqs[i]
+            if left:
+                self.counts[pair] = left
+            else:
+                del self.counts[pair]
+
+    def apply(self, pair: tuple[bytes, bytes]) -> None:
+        for i in sorted(self._where.pop(pair, ())):
+            tokens = self.words[i]
+            merged = _apply(tokens, pair)
+            if merged != tokens:
+                self._remove(i, tokens)
+                self._add(i, merged)
+                self.words[i] = merged
+
+
 def initial_vocab(specials: list[str]) -> dict[int, bytes]:
     vocab = {i: bytes([i]) for i in range(256)}
     for special in dict.fromkeys(specials):

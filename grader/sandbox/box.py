@@ -36,7 +36,7 @@ from pathlib import Path
 from ..errors import SubmissionError
 from ..i18n import _
 from ..paths import KIT_ROOT
-from . import student_python
+from . import bytecode, student_python
 from .isolation import Isolation, level
 
 SANDBOX_DIR = Path(__file__).resolve().parent
@@ -304,14 +304,17 @@ def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = 
     return level(root=os.geteuid() == 0, namespaces=namespaces, uid_drop=uid_drop)
 
 
-def _copy_readonly(src: Path, dst: Path, *, skip_symlinks: bool = True) -> None:
-    """Copy a file or a tree, leaving everything read-only to its owner and readable by all."""
+def _copy_readonly(
+    src: Path, dst: Path, *, skip_symlinks: bool = True, leave: tuple[str, ...] = ("__pycache__", "*.pyc")
+) -> None:
+    """Copy a file or a tree but what `leave` matches, leaving everything read-only to its owner
+    and readable by all."""
     if src.is_file():
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dst)
         os.chmod(dst, 0o444)
         return
-    shutil.copytree(src, dst, symlinks=False, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(src, dst, symlinks=False, ignore=shutil.ignore_patterns(*leave))
     _seal(dst)
 
 
@@ -322,8 +325,9 @@ def _seal(root: Path) -> None:
         os.chmod(dirpath, 0o555)
 
 
-def copy_submission(parent: Path, dst: Path) -> None:
-    """Copy `parent/bpe` (regular files only: symlinks, devices and caches are left behind)."""
+def copy_submission(parent: Path, dst: Path, python: str | None = None) -> None:
+    """Copy `parent/bpe` (regular files only: symlinks, devices and caches are left behind), then
+    compile the copy with `python` (bytecode.py) when given."""
     package = parent / "bpe"
     if not package.is_dir() or package.is_symlink():
         raise SubmissionError(_("{folder}: no bpe/ package folder in it").format(folder=parent))
@@ -347,6 +351,8 @@ def copy_submission(parent: Path, dst: Path) -> None:
                     )
                 )
             shutil.copyfile(src, dst / rel / name)
+    if python:
+        bytecode.compile_submission(dst, python)
     _seal(dst)
 
 
@@ -406,11 +412,15 @@ class Sandbox:
             shutil.copyfile(SANDBOX_DIR / name, pkg / name)
         spec = importlib.util.find_spec("regex")
         if spec is not None and spec.submodule_search_locations:
-            _copy_readonly(Path(next(iter(spec.submodule_search_locations))), runtime / "lib" / "regex")
+            regex = Path(next(iter(spec.submodule_search_locations)))
+            _copy_readonly(regex, runtime / "lib" / "regex", leave=("__pycache__", "*.pyc", "tests"))
         else:
             (runtime / "lib").mkdir()
+        bytecode.compile_trusted(runtime)
         _seal(runtime)
-        copy_submission(parent, self.root / "submission")
+        # Compiled by the kit's interpreter, never the student's (`--python` runs only confined):
+        # a student's interpreter of another version reads none of it, and compiles as before.
+        copy_submission(parent, self.root / "submission", _worker_python())
         (self.root / "inputs").mkdir(mode=0o755)
         (self.root / ".stage").mkdir(mode=0o700)
 
@@ -499,8 +509,7 @@ class Sandbox:
             f"import sys; sys.path.insert(0, {str(self.root / 'runtime')!r}); "
             "from kitworker.worker import main; main(sys.argv)"
         )
-        # Not a venv shim: venvs live in hidden dirs. Namespaces re-expose the grader's interpreter.
-        python = os.path.realpath(sys._base_executable)
+        python = _worker_python()
         if not self.namespaces and self.uid is not None:
             python = unprivileged_python()
         argv = [python, "-S", "-s", "-P", "-B", "-c", boot, json.dumps(config)]
@@ -532,6 +541,12 @@ class Sandbox:
 
         unlock(self.root)
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _worker_python() -> str:
+    """The interpreter a worker runs. Not a venv shim: venvs live in hidden dirs; namespaces
+    re-expose the grader's interpreter."""
+    return os.path.realpath(sys._base_executable)
 
 
 def _processes_of(uid: int | None) -> int:

@@ -4,6 +4,10 @@ A separate pytest process per submission keeps gradings independent (no module c
 between submissions in a batch) and lets the caller bound the whole run. `run_suite` starts and
 waits for it; the farm, which budgets and interrupts each student itself, starts the same command
 (`suite_command`) directly, so there is one process per trust boundary and one budget.
+
+With two cores to use (`jobs`), `run_suite` runs the efficiency tests in a second pytest process
+beside the others: they take about half of a full grade's time, and every test already runs in a
+fresh worker of its own, under CPU-time limits, so where a test runs moves no verdict.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +27,30 @@ from ..i18n import _
 from ..paths import DEFAULT_TESTS_DIR, KIT_ROOT
 
 DEFAULT_TEST_TIMEOUT = 60
+EFFICIENCY = "test_efficiency.py"  # the tests a second process runs (`shards`)
+
+
+def default_jobs() -> int:
+    """Processes a grade runs its tests in: two where this process may use two cores or more."""
+    return 2 if len(os.sched_getaffinity(0)) >= 2 else 1
+
+
+def shards(
+    tests_dir: Path, node_ids: list[str] | None, pattern: str | None, jobs: int
+) -> list[tuple[list[str] | None, tuple[str, ...]]]:
+    """What each pytest process runs, as (node ids or None for all, files it ignores): with
+    `jobs` ≥ 2 the efficiency tests apart from the others, else everything in one. No process
+    is made for a side with nothing to run; a -k `pattern` runs in one (which side it selects
+    is known only once collected, and a process that collects nothing costs a second)."""
+    if jobs < 2 or pattern or not (Path(tests_dir) / EFFICIENCY).is_file():
+        return [(node_ids, ())]
+    if node_ids is None:
+        return [(None, (EFFICIENCY,)), ([EFFICIENCY], ())]
+    sides = [
+        [n for n in node_ids if not n.startswith(EFFICIENCY)],
+        [n for n in node_ids if n.startswith(EFFICIENCY)],
+    ]
+    return [(side, ()) for side in sides if side]
 
 
 @dataclass(frozen=True)
@@ -50,10 +79,12 @@ def suite_command(
     contract: str = "kit",
     python: str | None = None,
     deselect: tuple[str, ...] = (),
+    ignore: tuple[str, ...] = (),
 ) -> SuiteCommand:
     """The pytest command that grades `package_parent`, with its scratch files in `workdir`.
 
-    `node_ids` (relative to `tests_dir`) runs only those tests; `pattern` is a pytest -k expression;
+    `node_ids` (relative to `tests_dir`) runs only those tests, `ignore` leaves those files out
+    (relative too); `pattern` is a pytest -k expression;
     `contract` whose rules the tests apply (grader/cs336/), `deselect` the tests it leaves out (not
     run at all); `python` the worker's interpreter (grader/sandbox/student_python.py). The feedback
     is written in this process's language (grader/i18n.py)."""
@@ -104,6 +135,8 @@ def suite_command(
         argv += ["--worker-python", python]
     for nodeid in deselect:
         argv += ["--deselect", nodeid]
+    for name in ignore:
+        argv += ["--ignore", str(tests_dir / name)]
     if pattern:
         argv += ["-k", pattern]
     env = dict(os.environ, PYTHONPATH=str(KIT_ROOT), PYTHONDONTWRITEBYTECODE="1")
@@ -145,28 +178,62 @@ def run_suite(
     contract: str = "kit",
     python: str | None = None,
     deselect: tuple[str, ...] = (),
+    jobs: int = 1,
 ) -> list[dict]:
-    """Per-test records (see grader/suite/outcome.py) of the graded suite run against `package_parent`."""
+    """Per-test records (see grader/suite/outcome.py) of the graded suite run against
+    `package_parent`, in up to `jobs` pytest processes at once (`shards`)."""
     with tempfile.TemporaryDirectory(prefix="bpe-kit-run-") as tmp:
-        cmd = suite_command(
-            package_parent,
-            Path(tmp),
-            tests_dir=tests_dir,
-            pattern=pattern,
-            node_ids=node_ids,
-            inprocess=inprocess,
-            hide=hide,
-            isolation=isolation,
-            contract=contract,
-            python=python,
-            deselect=deselect,
-        )
-        try:
-            proc = subprocess.run(
-                cmd.argv, cwd=cmd.cwd, env=cmd.env, capture_output=True, text=True, timeout=timeout_total
+        commands = []
+        for k, (ids, ignore) in enumerate(shards(tests_dir, node_ids, pattern, jobs)):
+            workdir = Path(tmp) / str(k)
+            workdir.mkdir()
+            commands.append(
+                suite_command(
+                    package_parent,
+                    workdir,
+                    tests_dir=tests_dir,
+                    pattern=pattern,
+                    node_ids=ids,
+                    inprocess=inprocess,
+                    hide=hide,
+                    isolation=isolation,
+                    contract=contract,
+                    python=python,
+                    deselect=deselect,
+                    ignore=ignore,
+                )
             )
-        except subprocess.TimeoutExpired:
-            raise SuiteError(
-                _("grading took longer than {seconds} s in total").format(seconds=timeout_total)
-            ) from None
-        return suite_records(cmd, proc.returncode, proc.stdout + proc.stderr)
+        finished = _run_together(commands, timeout_total)
+        return [
+            record
+            for cmd, (code, output) in zip(commands, finished)
+            for record in suite_records(cmd, code, output)
+        ]
+
+
+def _run_together(commands: list[SuiteCommand], timeout_total: float | None) -> list[tuple[int, str]]:
+    """Run the commands at once; (exit code, output) of each. Past `timeout_total` seconds, or on
+    any interruption, every one of them is killed."""
+    deadline = None if timeout_total is None else time.monotonic() + timeout_total
+    procs = []
+    try:
+        for cmd in commands:
+            with open(cmd.cwd / "output.txt", "wb") as out:
+                procs.append(
+                    subprocess.Popen(cmd.argv, cwd=cmd.cwd, env=cmd.env, stdout=out, stderr=subprocess.STDOUT)
+                )
+        for proc in procs:
+            proc.wait(timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        raise SuiteError(
+            _("grading took longer than {seconds} s in total").format(seconds=timeout_total)
+        ) from None
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return [
+        (proc.returncode, (cmd.cwd / "output.txt").read_text(encoding="utf-8", errors="replace"))
+        for cmd, proc in zip(commands, procs)
+    ]

@@ -171,3 +171,26 @@ def test_the_grading_section_says_where_a_grades_seconds_go(monkeypatch):
     assert "the full grade: start-up (pytest, collection, the sandbox check) | 2.4 s" in text
     assert "the tests (part 3 9.3 s) | 22.0 s" in text and "E.3 4.9 s" in text
     assert "Part-2" not in "\n".join(report.grading_md({k: v for k, v in section.items() if k != "part2"}))
+
+
+def test_grading_targets_are_the_fast_loops_figures(monkeypatch):
+    """A full grade ≤ 10 s, Part 2 ≤ 3 s, the starter ≤ 3 s, a batch ≥ 600 an hour: each judged
+    from its own row, on either side of its line."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from bench import targets
+
+    def judged(full, part2, starter, per_hour):
+        report = {
+            "grading": {
+                "seconds": full,
+                "part2": {"seconds": part2},
+                "starter": {"seconds": starter},
+                "farm": {"per_hour": per_hour, "jobs": 2},
+            }
+        }
+        return [t["met"] for t in targets._grading(report)]
+
+    assert judged(9.9, 2.9, 2.9, 600) == [True, True, True, True]
+    assert judged(10.1, 3.1, 3.1, 599) == [False, False, False, False]
+    assert judged(10.1, 2.0, 2.0, 700) == [False, True, True, True]
+    assert [t["met"] for t in targets._grading({})] == [None] * 4

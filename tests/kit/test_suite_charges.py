@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from grader import scoring
 from grader.charges import CAP, SAME_CAUSE, charge
 from grader.checks.merge_fault import TIE_BREAK, only_ties_differ
-from grader.oracles.trainer import Rules, train
+from grader.oracles.trainer import PairCounts, Replay, Rules, train
 from grader.report import results_json, terminal
 from grader.rubric import Entry
 
@@ -344,3 +347,27 @@ def test_without_the_oracles_two_failures_say_the_final_grade_may_charge_less():
     assert not capped_elsewhere(two[:1], oracles=False)  # one failure: nothing to cap
     stubs = [_failed(f"2.{k}", 5, {}, status="not implemented") for k in (3, 4, 5)]
     assert not capped_elsewhere(stubs, oracles=False)  # a stub is not a fault a cap could cover
+
+
+@settings(derandomize=True, database=None, deadline=None, max_examples=150)
+@given(
+    text=st.text(alphabet="ab c\nééa", max_size=60),
+    picks=st.lists(st.integers(0, 10_000), max_size=25),
+    strays=st.lists(st.sampled_from([(b"a", b"a"), (b"b", b"x"), (b"\xc3", b"\xa9")]), max_size=3),
+)
+def test_pair_counts_kept_up_to_date_equal_a_recount_after_every_merge(text, picks, strays):
+    """PairCounts (what only_ties_differ reads) against Replay, which recounts the corpus each
+    step: the same counts after every merge, including merges of pairs that are not there."""
+    replay = Replay(text, [])
+    kept = PairCounts([(list(tokens), freq) for tokens, freq in replay.words])
+    for k, pick in enumerate(picks):
+        counts = replay.counts()
+        assert kept.counts == counts
+        pairs = list(counts) + strays
+        if not pairs:
+            break
+        pair = pairs[pick % len(pairs)] if k % 4 else max(counts or pairs, key=lambda p: counts.get(p, 0))
+        replay.apply(pair)
+        kept.apply(pair)
+    assert kept.counts == replay.counts()
+    assert kept.words == [tokens for tokens, _ in replay.words]

@@ -58,7 +58,8 @@ def grade_in_jail(
 ) -> Jailed:
     """Grade `submission` into `out` (created here) through the kit's CLI, jailed; `options` are
     more CLI arguments (e.g. `--isolation process-group`); `user`: grade as that ordinary user."""
-    argv = [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out)]
+    # One process per grade: the kit's tests already fill every core with gradings (xdist).
+    argv = [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out), "--jobs", "1"]
     if tests:
         argv += ["--tests", tests]
     argv += list(options)
@@ -117,7 +118,14 @@ def run_in_jail(
         "reach": [*reach_for_user(), *map(str, reach)],
         "private_tmp": [str(work), *map(str, reach)] if private_tmp else None,
     }
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BPE_KIT_"))}
+    # The test run's settings stay out, but its measured figures (grader/measured.py): every grading
+    # of the run then meets the same budgets, measured once, as in a farm; a jail that cannot
+    # reach the file (another user, a private /tmp) measures for itself.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("PYTEST_", "BPE_KIT_")) or k == "BPE_KIT_MEASURED"
+    }
     if user is not None:
         import pwd
 
