@@ -201,7 +201,7 @@ CONTRACTS = ("kit", "cs336")
 NOT_PROVEN_HERE = N_(
     "This copy of the grader holds no reference to prove that one fault alone fails several tests, "
     "so here a fault is charged on each test it fails. The course's grader proves it, and charges "
-    "such a fault at most {cap} points (the handout's \"One fault, several tests\"): your final "
+    'such a fault at most {cap} points (the handout\'s "One fault, several tests"): your final '
     "grade may be higher than this one."
 )
 CHARGED_AS_IN_FULL = N_(
