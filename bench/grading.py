@@ -49,7 +49,7 @@ def run_grading(*, runs: int, farm_students: int, jobs: int, timeout_s: float) -
         for i in range(runs):
             out = Path(tmp) / f"run{i}"
             outcome, _status, _stderr = measure.run_process(
-                [sys.executable, "-m", "grader", "grade", "solution", "--out", str(out)], timeout_s=timeout_s
+                [sys.executable, "-m", "grader", "grade", "solution", "--out", str(out)], timeout_s=timeout_s, memory=False
             )
             if not outcome.ok:
                 section["error"] = f"grading the reference failed: {outcome.error}"
@@ -96,7 +96,7 @@ def where_the_time_goes(junit: Path, wall_s: float) -> dict | None:
 def run_part(out: Path, part: str, timeout_s: float) -> dict:
     """One `--part` grade of the reference: the student's quick loop."""
     cmd = [sys.executable, "-m", "grader", "grade", "solution", "--out", str(out), "--part", part]
-    outcome, _status, _stderr = measure.run_process(cmd, timeout_s=timeout_s)
+    outcome, _status, _stderr = measure.run_process(cmd, timeout_s=timeout_s, memory=False)
     if not outcome.ok:
         return {"note": f"not measured: `--part {part}` failed: {outcome.error}"}
     return {
@@ -110,7 +110,7 @@ def run_part(out: Path, part: str, timeout_s: float) -> dict:
 def run_starter(out: Path, timeout_s: float) -> dict:
     """A grade of the untouched starter (every stub raises): the first thing a student runs."""
     cmd = [sys.executable, "-m", "grader", "grade", "starter", "--out", str(out)]
-    outcome, _status, _stderr = measure.run_process(cmd, timeout_s=timeout_s)
+    outcome, _status, _stderr = measure.run_process(cmd, timeout_s=timeout_s, memory=False)
     try:
         score = json.loads((out / "results.json").read_text())["score"]
     except (OSError, ValueError, KeyError):
@@ -133,7 +133,7 @@ def run_farm(students: int, jobs: int, timeout_s: float) -> dict:
                 ignore=shutil.ignore_patterns("__pycache__"),
             )
         cmd = [sys.executable, *FARM, str(subs), "--out", str(out), "--jobs", str(jobs)]
-        outcome, _, _ = measure.run_process(cmd, timeout_s=timeout_s * students)
+        outcome, _, _ = measure.run_process(cmd, timeout_s=timeout_s * students, memory=False)
         graded = _graded(out)
     if not outcome.ok:
         return {"note": f"not measured: `python -m grader.farm grade` failed: {outcome.error}"}

@@ -86,10 +86,17 @@ class _TreeSampler(threading.Thread):
 
 
 def run_process(
-    cmd: list[str], *, timeout_s: float | None = None, env: dict | None = None, cwd: Path = ROOT
+    cmd: list[str],
+    *,
+    timeout_s: float | None = None,
+    env: dict | None = None,
+    cwd: Path = ROOT,
+    memory: bool = True,
 ) -> tuple[Outcome, int, str]:
     """Run `cmd` in its own session; return (measurements, exit status, stderr). On timeout the
-    whole process group is killed, so a contender's worker processes go too."""
+    whole process group is killed, so a contender's worker processes go too. `memory=False`: no
+    polling of the tree's memory (it costs CPU beside what is timed: a grade's tree is dozens of
+    processes), for the figures that are times only."""
     merged_env = {**os.environ, **(env or {})}
     start = time.perf_counter()
     proc = subprocess.Popen(
@@ -102,7 +109,8 @@ def run_process(
         start_new_session=True,
     )
     sampler = _TreeSampler(proc.pid)
-    sampler.start()
+    if memory:
+        sampler.start()
     timed_out = threading.Event()
 
     def _kill() -> None:
@@ -122,7 +130,8 @@ def run_process(
     if timer is not None:
         timer.cancel()
     sampler.stop.set()
-    sampler.join()
+    if memory:
+        sampler.join()
     outcome = Outcome(
         ok=False,
         wall_s=wall,

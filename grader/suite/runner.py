@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import i18n
+from .. import i18n, measured
 from ..errors import SuiteError
 from ..i18n import _
 from ..paths import DEFAULT_TESTS_DIR, KIT_ROOT
@@ -183,6 +183,9 @@ def run_suite(
     """Per-test records (see grader/suite/outcome.py) of the graded suite run against
     `package_parent`, in up to `jobs` pytest processes at once (`shards`)."""
     with tempfile.TemporaryDirectory(prefix="bpe-kit-run-") as tmp:
+        # The grade's processes measure the machine once between them (grader/measured.py), unless
+        # the caller's run (a farm, the kit's tests) already shares one measurement.
+        shared_env = {} if measured.run_file() else {measured.ENV: str(Path(tmp) / "machine.json")}
         commands = []
         for k, (ids, ignore) in enumerate(shards(tests_dir, node_ids, pattern, jobs)):
             workdir = Path(tmp) / str(k)
@@ -203,6 +206,7 @@ def run_suite(
                     ignore=ignore,
                 )
             )
+            commands[-1].env.update(shared_env)
         finished = _run_together(commands, timeout_total)
         return [
             record
