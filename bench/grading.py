@@ -49,7 +49,9 @@ def run_grading(*, runs: int, farm_students: int, jobs: int, timeout_s: float) -
         for i in range(runs):
             out = Path(tmp) / f"run{i}"
             outcome, _status, _stderr = measure.run_process(
-                [sys.executable, "-m", "grader", "grade", "solution", "--out", str(out)], timeout_s=timeout_s, memory=False
+                [sys.executable, "-m", "grader", "grade", "solution", "--out", str(out)],
+                timeout_s=timeout_s,
+                memory=False,
             )
             if not outcome.ok:
                 section["error"] = f"grading the reference failed: {outcome.error}"
