@@ -118,13 +118,15 @@ def run_in_jail(
         "reach": [*reach_for_user(), *map(str, reach)],
         "private_tmp": [str(work), *map(str, reach)] if private_tmp else None,
     }
-    # The test run's settings stay out, but its measured figures (grader/measured.py): every grading
-    # of the run then meets the same budgets, measured once, as in a farm; a jail that cannot
-    # reach the file (another user, a private /tmp) measures for itself.
+    # The test run's settings stay out, but its measured figures (grader/measured.py) go in where
+    # the jail sees the same /tmp as the same user: every grading of the run then meets the same
+    # budgets, measured once, as in a farm. As another user, or with a /tmp of its own (where
+    # whatever a run leaves is checked), a jailed run measures for itself.
+    shared = user is None and not private_tmp
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("PYTEST_", "BPE_KIT_")) or k == "BPE_KIT_MEASURED"
+        if not k.startswith(("PYTEST_", "BPE_KIT_")) or (shared and k == "BPE_KIT_MEASURED")
     }
     if user is not None:
         import pwd
