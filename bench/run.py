@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import contenders, report, targets, texts  # noqa: E402
+from bench import contenders, published, report, targets, texts  # noqa: E402
 from bench.encoding import run_encoding  # noqa: E402
 from bench.grading import run_grading  # noqa: E402
 from bench.limits import run_limits  # noqa: E402
@@ -211,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
         "elapsed_s": round(time.perf_counter() - started, 1),
     }
     md, js = report.write(result, args.out)
+    if published.write_record(result):  # the figures README quotes (bench/published.py)
+        published.update_readme()
+        print(f"grading figures published: {published.RECORD.relative_to(ROOT)} and README.md")
     print(report.render(result))
     print(f"written to {md} and {js} in {result['meta']['elapsed_s']:.0f} s")
     if disagreements:

@@ -194,3 +194,42 @@ def test_grading_targets_are_the_fast_loops_figures(monkeypatch):
     assert judged(10.1, 3.1, 3.1, 599) == [False, False, False, False]
     assert judged(10.1, 2.0, 2.0, 700) == [False, True, True, True]
     assert [t["met"] for t in targets._grading({})] == [None] * 4
+
+
+def test_readme_quotes_exactly_the_published_grading_figures(monkeypatch):
+    """One figure per fact: README's block is the rendering of bench/published.json."""
+    monkeypatch.syspath_prepend(str(ROOT))
+    from bench import published
+
+    figures = json.loads(published.RECORD.read_text(encoding="utf-8"))
+    shown = published.block((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert shown == published.render(figures), "run `python -m bench.published` after `make bench`"
+    assert figures["load_before"] in shown and f"{figures['full_s']:.1f} s" in shown
+
+
+def test_only_a_run_that_graded_publishes_and_what_it_shows(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    from bench import published
+
+    meta = {
+        "date": "d",
+        "commit": "c",
+        "machine": "m",
+        "load_before": "0.3/0.2/0.1",
+        "load_after": "1.0/0.5/0.2",
+    }
+    grading = {
+        "seconds": 9.04,
+        "all_seconds": [9.0, 9.1, 9.04],
+        "part2": {"seconds": 2.5},
+        "starter": {"seconds": 2.0},
+        "farm": {"students": 8, "jobs": 2, "seconds": 40.0, "per_hour": 720.0},
+    }
+    targets = [{"target": "full grade of the reference ≤ 10 s", "met": True, "measured": "9.0 s"}]
+    assert published.from_report({"meta": {**meta, "quick": True}, "grading": grading}) is None
+    assert published.from_report({"meta": meta, "grading": {"note": "not measured"}}) is None
+    figures = published.from_report({"meta": meta, "grading": grading, "targets": targets})
+    text = published.render(figures)
+    assert "load average 0.3/0.2/0.1 before, 1.0/0.5/0.2 after" in text and "medians of 3" in text
+    assert "| 9.0 s | full grade of the reference ≤ 10 s: met |" in text
+    assert "40.0 s: 720 an hour" in text and "a class of 300 takes about 25 minutes" in text

@@ -116,7 +116,8 @@ def run_in_jail(
         "cgroup": str(cgroup),
         "user": user,
         "reach": [*reach_for_user(), *map(str, reach)],
-        "private_tmp": [str(work), *map(str, reach)] if private_tmp else None,
+        # The kit itself too, when it lives under /tmp (a clone made there).
+        "private_tmp": [str(work), str(KIT_ROOT), *map(str, reach)] if private_tmp else None,
     }
     # The test run's settings stay out, but its measured figures (grader/measured.py) go in where
     # the jail sees the same /tmp as the same user: every grading of the run then meets the same
