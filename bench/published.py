@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORD = ROOT / "bench" / "published.json"
 README = ROOT / "README.md"
 BEGIN, END = "<!-- bench-grading:begin -->", "<!-- bench-grading:end -->"
+_BLOCK = re.compile(re.escape(BEGIN) + r"\n(?:(.*?)\n)?" + re.escape(END), re.S)
 CLASS, SHARDS = 300, 8  # the class and the shards README's "Scaling out" plans with
 
 
@@ -99,8 +100,8 @@ def write_record(report: dict, path: Path = RECORD) -> bool:
 
 def block(text: str) -> str | None:
     """README's current block, or None without its markers."""
-    m = re.search(re.escape(BEGIN) + r"\n(.*?)\n" + re.escape(END), text, re.S)
-    return m.group(1) if m else None
+    m = _BLOCK.search(text)
+    return (m.group(1) or "") if m else None
 
 
 def update_readme(readme: Path = README, record: Path = RECORD) -> None:
@@ -108,12 +109,7 @@ def update_readme(readme: Path = README, record: Path = RECORD) -> None:
     text = readme.read_text(encoding="utf-8")
     if block(text) is None:
         raise SystemExit(f"{readme}: no {BEGIN} ... {END} block to fill")
-    new = re.sub(
-        re.escape(BEGIN) + r"\n.*?\n" + re.escape(END),
-        lambda _: f"{BEGIN}\n{render(figures)}\n{END}",
-        text,
-        flags=re.S,
-    )
+    new = _BLOCK.sub(lambda _: f"{BEGIN}\n{render(figures)}\n{END}", text)
     readme.write_text(new, encoding="utf-8")
 
 
