@@ -305,17 +305,23 @@ def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = 
 
 
 def _copy_readonly(
-    src: Path, dst: Path, *, skip_symlinks: bool = True, leave: tuple[str, ...] = ("__pycache__", "*.pyc")
+    src: Path,
+    dst: Path,
+    *,
+    skip_symlinks: bool = True,
+    leave: tuple[str, ...] = ("__pycache__", "*.pyc"),
+    seal: bool = True,
 ) -> None:
     """Copy a file or a tree but what `leave` matches, leaving everything read-only to its owner
-    and readable by all."""
+    and readable by all (`seal=False`: the caller seals it, after writing more into it)."""
     if src.is_file():
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, dst)
         os.chmod(dst, 0o444)
         return
     shutil.copytree(src, dst, symlinks=False, ignore=shutil.ignore_patterns(*leave))
-    _seal(dst)
+    if seal:
+        _seal(dst)
 
 
 def _seal(root: Path) -> None:
@@ -413,7 +419,11 @@ class Sandbox:
         spec = importlib.util.find_spec("regex")
         if spec is not None and spec.submodule_search_locations:
             regex = Path(next(iter(spec.submodule_search_locations)))
-            _copy_readonly(regex, runtime / "lib" / "regex", leave=("__pycache__", "*.pyc", "tests"))
+            # Sealed below with the runtime, once compiled: an ordinary user cannot write into a
+            # sealed folder (root can, which hid this).
+            _copy_readonly(
+                regex, runtime / "lib" / "regex", leave=("__pycache__", "*.pyc", "tests"), seal=False
+            )
         else:
             (runtime / "lib").mkdir()
         bytecode.compile_trusted(runtime)
