@@ -171,17 +171,13 @@ def run_suite(
     tests_dir: Path = DEFAULT_TESTS_DIR,
     pattern: str | None = None,
     node_ids: list[str] | None = None,
-    inprocess: bool = False,
     timeout_total: float | None = None,
-    hide: tuple[Path, ...] = (),
-    isolation: str = "auto",
-    contract: str = "kit",
-    python: str | None = None,
-    deselect: tuple[str, ...] = (),
     jobs: int = 1,
+    **options,
 ) -> list[dict]:
     """Per-test records (see grader/suite/outcome.py) of the graded suite run against
-    `package_parent`, in up to `jobs` pytest processes at once (`shards`)."""
+    `package_parent`, in up to `jobs` pytest processes at once (`shards`); `options` are
+    `suite_command`'s (inprocess, hide, isolation, contract, python, deselect)."""
     with tempfile.TemporaryDirectory(prefix="bpe-kit-run-") as tmp:
         # The grade's processes measure the machine once between them (grader/measured.py), unless
         # the caller's run (a farm, the kit's tests) already shares one measurement.
@@ -190,23 +186,17 @@ def run_suite(
         for k, (ids, ignore) in enumerate(shards(tests_dir, node_ids, pattern, jobs)):
             workdir = Path(tmp) / str(k)
             workdir.mkdir()
-            commands.append(
-                suite_command(
-                    package_parent,
-                    workdir,
-                    tests_dir=tests_dir,
-                    pattern=pattern,
-                    node_ids=ids,
-                    inprocess=inprocess,
-                    hide=hide,
-                    isolation=isolation,
-                    contract=contract,
-                    python=python,
-                    deselect=deselect,
-                    ignore=ignore,
-                )
+            cmd = suite_command(
+                package_parent,
+                workdir,
+                tests_dir=tests_dir,
+                pattern=pattern,
+                node_ids=ids,
+                ignore=ignore,
+                **options,
             )
-            commands[-1].env.update(shared_env)
+            cmd.env.update(shared_env)
+            commands.append(cmd)
         finished = _run_together(commands, timeout_total)
         return [
             record

@@ -306,9 +306,7 @@ GRADER_READY = all((KIT / p).exists() for p in ("grader/api.py", "grader/__main_
     not GRADER_READY, reason="the grader or its rubric (grader/rubric.toml) is not written yet"
 )
 def test_unzipped_handout_grades_the_starter_to_zero_with_not_implemented(handout, tmp_path):
-    with zipfile.ZipFile(handout[0]) as z:
-        z.extractall(tmp_path)
-    root = tmp_path / TOP
+    root = _unzipped(handout, tmp_path)
     r = subprocess.run(
         ["make", "grade", f"PY={sys.executable}"], cwd=root, capture_output=True, text=True, timeout=600
     )
@@ -318,6 +316,13 @@ def test_unzipped_handout_grades_the_starter_to_zero_with_not_implemented(handou
     assert results["score"] == 0 and results["tests"]
     assert "not implemented" in (r.stdout + r.stderr).lower()
     assert all("not implemented" in t.get("output", "").lower() or t["score"] == 0 for t in results["tests"])
+
+
+def _unzipped(handout, where: Path) -> Path:
+    """The handout's zip unpacked in `where`: its top folder, as a student has it."""
+    with zipfile.ZipFile(handout[0]) as z:
+        z.extractall(where)
+    return where / TOP
 
 
 @pytest.fixture(scope="module")
@@ -354,9 +359,7 @@ def test_the_reference_copied_into_the_unzipped_handout_gets_full_marks_as_in_th
     handout, student_python, tmp_path
 ):
     """Without the oracles and without solution/ (so the speed budgets come from the yardstick)."""
-    with zipfile.ZipFile(handout[0]) as z:
-        z.extractall(tmp_path)
-    root = tmp_path / TOP
+    root = _unzipped(handout, tmp_path)
     assert not (root / "solution").exists() and not (root / "grader/oracles").exists()
     shutil.copytree(KIT / "solution", root / "mine", ignore=shutil.ignore_patterns("__pycache__"))
     there = _grade(root, "mine", tmp_path / "handout-results", python=student_python)
@@ -382,9 +385,7 @@ def test_a_fault_failing_two_tests_in_the_handout_says_the_final_grade_may_charg
     handout, student_python, tmp_path
 ):
     """The handout's copy cannot prove a fault alone (no oracles): its report says so, the kit's not."""
-    with zipfile.ZipFile(handout[0]) as z:
-        z.extractall(tmp_path)
-    root = tmp_path / TOP
+    root = _unzipped(handout, tmp_path)
     mine = catalogue.materialize(catalogue.by_name("part1_tie_smaller_pair"), root / "mine")
     there = _grade(root, str(mine), tmp_path / "handout-results", "--part", "1", python=student_python)
     no_oracles = [student_python, "-c", "import grader.checks as c; print(c.oracles_here())"]
@@ -516,9 +517,7 @@ def test_the_command_builds_the_chinese_zip_and_refuses_an_unknown_language(tmp_
 
 
 def test_the_unzipped_chinese_handout_runs_its_labs_in_chinese(handout_zh, tmp_path):
-    with zipfile.ZipFile(handout_zh[0]) as z:
-        z.extractall(tmp_path)
-    root = tmp_path / TOP
+    root = _unzipped(handout_zh, tmp_path)
     env = {"PATH": os.environ["PATH"], "LANG": "en_US.UTF-8"}
     r = subprocess.run(
         ["make", "lab", f"PY={sys.executable}"], cwd=root, capture_output=True, text=True, env=env
