@@ -752,10 +752,14 @@ def _attribute(session: Session, target, name: str):
     ref = target._ref if isinstance(target, RemoteHandle) else 0
     if not ref and name in session.census.callables:  # the answer is known: no worker needed
         return RemoteCallable(session, target, (name,))
+    if ref and name in target._methods:  # read before: a call looks the name up again in the worker
+        return RemoteCallable(session, target, (name,))
     value = session.request(
         "getattr", target=ref, name=name, what=_("reading bpe attribute {name}").format(name=repr(name))
     )
     if isinstance(value, _CallableMarker):
+        if ref:
+            target._methods.add(name)
         return RemoteCallable(session, target, (name,))
     return value
 
@@ -778,6 +782,10 @@ class RemoteHandle:
         object.__setattr__(self, "_pulled", 0)
         object.__setattr__(self, "_bound", ITER_CAP)  # narrowed by the call that made it
         object.__setattr__(self, "_what", _("the {cls} your code returned").format(cls=cls))
+        # Names read before that were callables: `tok.encode(text)` a thousand times is then a
+        # thousand calls, not a thousand attribute reads as well. Nothing is lost: each call finds
+        # `path` on the object in the worker again, so a method that is gone raises there.
+        object.__setattr__(self, "_methods", set())
 
     def _check(self, session: Session) -> None:
         if session is not self._session or session.worker is not self._worker:
