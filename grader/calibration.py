@@ -66,7 +66,7 @@ ABORT_AT = 1.5
 TRAIN_CORPUS = ("mixed", 1_000_000, 101)  # data.corpus.generate_text(kind, n_bytes, seed)
 TRAIN_VOCAB_SIZE = 1000
 ENCODE_TEXT = ("mixed", 1_000_000, 31)
-STREAM_FILE = ("mixed", 4_000_000, 1)
+STREAM_FILE = ("mixed", 2_000_000, 1)
 ENCODE_TRAIN_CASE = "generated_500"  # tokenizer: this public fixture's vocab and merges, + EOT
 YARDSTICK_TEXT = ("en", 400_000, 3)
 YARDSTICK_ROUNDS = 100
@@ -101,7 +101,7 @@ def write_training_corpus(directory: Path) -> Path:
 
 def write_stream_file(directory: Path) -> Path:
     """The memory gate's multi-MB file (the same stories as data/corpus/train.txt)."""
-    path = Path(directory) / "stream_4mb.txt"
+    path = Path(directory) / f"stream_{STREAM_FILE[1] // 1_000_000}mb.txt"
     if not path.exists():
         path.write_bytes(generated(STREAM_FILE).encode("utf-8"))
     return path

@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
-from .. import i18n
+from .. import i18n, measured
 from ..calibration import MAX_CHILDREN
 from ..sandbox.box import LEVELS
 from . import outcome
@@ -82,6 +83,14 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.stash[_RECORDS] = []
     i18n.use(config.getoption("--grader-lang"))
+    # Hypothesis keeps the Unicode tables its character strategies need (computed from unicodedata,
+    # a quarter of a second) in its storage folder, by default `.hypothesis` in this grade's fresh
+    # folder: so every grade computed them again. A run that shares one measurement of the machine
+    # (a grade's two processes, a farm, the kit's tests) shares the tables beside it. They hold
+    # nothing of a submission (no example database: conftest.py), and give the same examples.
+    run_file = measured.run_file()
+    if run_file is not None:
+        set_hypothesis_home_dir(run_file.parent / "hypothesis")
 
 
 def _journal(config, entry: dict) -> None:

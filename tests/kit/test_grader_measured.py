@@ -102,3 +102,18 @@ def test_a_figure_measured_with_another_inside_it_does_not_wait_for_itself(tmp_p
     assert outer == {"text": "ab", "y": 1}
     assert measured.shared("yardstick", lambda: 0.3) == 0.3
     assert set(json.loads((tmp_path / "machine.json").read_text())) == {"reference", "yardstick"}
+
+
+def test_the_gradings_of_a_run_share_hypothesis_unicode_tables(tmp_path):
+    """A character strategy's tables are computed by the run's first grading, beside the run file,
+    and read by the others: none is left in a grade's own folder, where the next grade cannot see it."""
+    from grader.suite import runner
+
+    run_file = tmp_path / "run" / "machine.json"
+    cmd = runner.suite_command(KIT_ROOT / "solution", tmp_path, pattern="test_round_trip_property")
+    env = dict(cmd.env, **{measured.ENV: str(run_file)})
+    done = subprocess.run(cmd.argv, env=env, cwd=cmd.cwd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:]
+    tables = list((run_file.parent / "hypothesis" / "unicode_data").glob("*/charmap.json.gz"))
+    assert len(tables) == 1, sorted(p.name for p in run_file.parent.rglob("*"))
+    assert not (tmp_path / ".hypothesis").exists()
