@@ -874,7 +874,7 @@ class RemoteKit:
         bound = item_bound(Path(path).stat().st_size)
 
         def on_batch(batch):
-            if type(batch) is not list or any(type(i) is not int for i in batch):
+            if type(batch) is not list or not set(map(type, batch)) <= {int}:
                 raise BadReply(_("encode_iterable must yield ints"))
             ids.extend(batch)
             if len(ids) > bound:

@@ -174,6 +174,9 @@ class _Pairs(list):
     """A raw JSON object (kept as its key/value pairs until `decode` checks it)."""
 
 
+_SCALARS = frozenset({int, str, bool, float, type(None)})  # what `decode` returns as it is
+
+
 def decode(raw, *, handle=None, depth: int = 0):
     """Exact builtin values from raw JSON. `handle(id, cls)` builds remote-object proxies."""
     if depth > MAX_DEPTH:
@@ -184,6 +187,8 @@ def decode(raw, *, handle=None, depth: int = 0):
     if kind is float:
         return raw
     if kind is list:
+        if set(map(type, raw)) <= _SCALARS:  # a list of ids: checked at C speed, the same values
+            return raw
         return [decode(v, handle=handle, depth=depth + 1) for v in raw]
     if kind is not _Pairs or len(raw) != 1:
         raise WireError("a JSON object on the wire must be a single-key tag")

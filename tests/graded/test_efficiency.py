@@ -159,24 +159,28 @@ def _spells_the_text(vocab, specials, ids: list[int], text: str, what: str, grad
     assert unknown is None, _(
         "{what}: id {id} is not in the vocab, so these ids are not an encoding of the text."
     ).format(what=what, id=unknown)
-    spelled = b"".join(tokens[i] for i in ids)
+    spelled, expected = b"".join(tokens[i] for i in ids), text.encode("utf-8")
+    if spelled == expected:
+        return
     said = {
         "what": what,
         "spelled": len(spelled),
-        "size": len(text.encode("utf-8")),
-        "at": _first_difference(spelled, text.encode("utf-8")),
+        "size": len(expected),
+        "at": _first_difference(spelled, expected),
     }
-    assert spelled == text.encode("utf-8"), (
-        _(
-            "{what}: your ids spell {spelled} bytes, not the text's {size} bytes (first difference at "
-            "byte {at}): not an encoding of the text, so its speed cannot be graded."
-        )
-        if graded == "speed"
-        else _(
-            "{what}: your ids spell {spelled} bytes, not the text's {size} bytes (first difference at "
-            "byte {at}): not an encoding of the text, so its memory cannot be graded."
-        )
-    ).format(**said)
+    raise AssertionError(
+        (
+            _(
+                "{what}: your ids spell {spelled} bytes, not the text's {size} bytes (first difference at "
+                "byte {at}): not an encoding of the text, so its speed cannot be graded."
+            )
+            if graded == "speed"
+            else _(
+                "{what}: your ids spell {spelled} bytes, not the text's {size} bytes (first difference at "
+                "byte {at}): not an encoding of the text, so its memory cannot be graded."
+            )
+        ).format(**said)
+    )
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
