@@ -334,8 +334,17 @@ def _survivors(mark: str, root: Path) -> list[str]:
             continue
         if mark.encode() in environ or str(root).encode() in cmdline:
             argv = cmdline.replace(b"\0", b" ").decode(errors="replace")
-            found.append(f"{proc.name}: {argv[:200]}")
+            found.append(f"{proc.name} ({_state(proc)}): {argv[:200]}")
     return found
+
+
+def _state(proc: Path) -> str:
+    """Its state and parent, from /proc/PID/stat (R running, S sleeping, D in the kernel, T stopped)."""
+    try:
+        fields = (proc / "stat").read_bytes().rsplit(b")", 1)[1].split()
+        return f"state {fields[0].decode()}, parent {fields[1].decode()}"
+    except (OSError, IndexError):
+        return "gone"
 
 
 def _complete(out: Path, student: str) -> dict:
