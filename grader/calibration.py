@@ -161,13 +161,14 @@ def time_encoding(bpe, tok, text: str) -> float:
     return bpe.kit.last_call.cpu_s
 
 
-def measure_reference(corpus: Path, text: str, repeat: int = 2, encode_repeat: int = 4) -> dict[str, float]:
+def measure_reference(corpus: Path, text: str, repeat: int = 4, encode_repeat: int = 4) -> dict[str, float]:
     """Best-of-`repeat` CPU seconds of the reference on both workloads, in a sandboxed worker.
 
-    Encoding is timed warm (its first call, which fills the pre-token cache, is left out) and best
-    of `encode_repeat`: one warm call of the 1 MB text takes 0.16 s to 0.28 s of CPU on a quiet
-    machine (a quarter of a million ids allocated and freed each time), and best of two moved the
-    encode budget from run to run by as much, enough to pass or fail an encoder near its budget."""
+    One run of either takes 0.16 s to 0.30 s of CPU on a quiet machine, and best of two moved a
+    budget from run to run by as much: enough to pass or fail a submission near its budget (a CS336
+    trainer at 0.77x of one run's budget was at 1.15x of the next's). Best of four: 0.17-0.20 s for
+    training over five fresh workers. Encoding is timed warm (its first call, which fills the
+    pre-token cache, is left out), best of `encode_repeat`."""
     from grader.sandbox import remote
 
     with remote.connect(reference_dir()) as ref:
