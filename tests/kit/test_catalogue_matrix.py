@@ -9,7 +9,6 @@ representative subset is graded twice and must give identical results.json apart
 from __future__ import annotations
 
 import re
-import sys
 from fnmatch import fnmatchcase
 
 import catalogue
@@ -38,12 +37,8 @@ ID_OF = {e.number: e.id for e in rubric.load(DEFAULT_RUBRIC)}
 TWICE = ["heap", "part1_tie_smaller_pair", "train_specials_last", "decode_per_token", "slow_naive_trainer"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def gradings(request, tmp_path_factory):
-    # Session-wide, not module-wide: under pytest-xdist a worker may run a row's two tests (its
-    # catalogue check and its kill-matrix check) with other modules' tests between them, and a
-    # module fixture torn down in between graded the row a second time (a quarter to half of the
-    # rows in a full run, slow_import's 80 s among them).
     work = tmp_path_factory.mktemp("catalogue")
 
     def job(key: str) -> jail.Jailed:
@@ -54,9 +49,8 @@ def gradings(request, tmp_path_factory):
 
     pool = Prefetch(job)
     wanted = lambda n: catalogue.by_name(n).smoke or catalogue.grade_all()  # noqa: E731
-    here = sys.modules[__name__]
-    pool.ahead(n for n in selected_params(request, "name", here) if wanted(n))
-    pool.ahead(f"{n}#2" for n in selected_params(request, "twice", here) if wanted(n))
+    pool.ahead(n for n in selected_params(request, "name") if wanted(n))
+    pool.ahead(f"{n}#2" for n in selected_params(request, "twice") if wanted(n))
     yield pool
     pool.close()
 

@@ -48,15 +48,14 @@ class Prefetch:
         self._pool.shutdown(wait=True)
 
 
-def selected_params(request, argname: str, module=None, **where) -> list[str]:
-    """The values of `argname` for the tests of this module (`module`, for a session fixture) that
-    this session will run, in order; `where`: only of the tests whose other parameters have these values."""
-    module = module or request.module
+def selected_params(request, argname: str, **where) -> list[str]:
+    """The values of `argname` for the tests of this module that this session will run, in order;
+    `where`: only of the tests whose other parameters have these values."""
     found = []
     for item in request.session.items:
         spec = getattr(item, "callspec", None)
         if (
-            item.module is module
+            item.module is request.module
             and spec is not None
             and argname in spec.params
             and all(spec.params.get(k) == v for k, v in where.items())
