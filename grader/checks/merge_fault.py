@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from grader.checks import golden, oracles_here
 from grader.checks.messages import first_difference
+from grader.checks.repeat_probe import repeats_fault
 from grader.checks.tie_probe import counts_confirmed
 from grader.i18n import N_, _
 
@@ -29,15 +30,18 @@ def merge_fault(
     case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit", train=None
 ) -> dict | None:
     """The cause (data) of wrong merges when one fault alone explains them: too few or too many
-    merges, a cut where no listed special token is, another tie-break, or exactly the merges of a
-    classic mistake; None otherwise. The vocab must follow the merges (bytes, the special tokens,
+    merges, a cut where no listed special token is, another tie-break, exactly the merges of a
+    classic mistake, or wrong merges on words that repeat a byte only (repeat_probe.py, asking
+    `train`); None otherwise. The vocab must follow the merges (bytes, the special tokens,
     one token per merge), or a second fault could hide in it. `train(path, vocab_size)`: the
-    student's trainer with these special tokens, asked to confirm a tie-break (tie_probe.py)."""
+    student's trainer with these special tokens, asked to confirm a tie-break (tie_probe.py) and to
+    train without the words that repeat a byte (repeat_probe.py)."""
     if not oracles_here() or not vocab_follows(vocab, specials, got, contract):
         return None
     diagnostics = case.diagnostics()
     text = case.corpus_text()
     limit = case.vocab_size - 256 - len(dict.fromkeys(case.special_tokens))
+    asked_vocab_size = 256 + len(dict.fromkeys(specials)) + limit  # as the test asked (a stand-in counts)
     return (
         merge_count_fault(
             case.merges, got, len(dict.fromkeys(specials)), lambda n: learned_on(text, specials, n)
@@ -45,6 +49,7 @@ def merge_fault(
         or eot_apart_fault(text, specials, got, limit)
         or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
+        or (repeats_fault(text, specials, asked_vocab_size, train) if train is not None else None)
     )
 
 

@@ -13,8 +13,9 @@ import contextlib
 import pytest
 
 from grader import calibration
-from grader.checks import golden
-from grader.checks.diagnose import first_difference_in_pieces
+from grader.checks import golden, oracles_here
+from grader.checks.diagnose import Diagnosed, first_difference_in_pieces
+from grader.checks.merge_fault import first_merges_fault
 from grader.checks.messages import diagnosed, explain_merges
 from grader.checks.shapes import check_ids, check_train_result
 from grader.checks.speed import WALL_FACTOR, memory_figures, timed_call, verdict
@@ -102,12 +103,28 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
     assert len(vocab) == calibration.TRAIN_VOCAB_SIZE, _(
         "{what}: expected exactly {size} vocab entries, got {got}"
     ).format(what=what, size=calibration.TRAIN_VOCAB_SIZE, got=len(vocab))
-    problem = explain_merges(expected.diagnostics(), expected.merges, merges[: len(expected.merges)])
-    assert problem is None, _("{what}: fast, but the merges are wrong.").format(what=what) + "\n" + problem
+    first = merges[: len(expected.merges)]
+    problem = explain_merges(expected.diagnostics(), expected.merges, first)
+    if problem is not None:
+        message = _("{what}: fast, but the merges are wrong.").format(what=what) + "\n" + problem
+        _raise_merge_fault(message, corpus, expected, first)
     ok, message = verdict(seconds, budget, what, hint)
     record_property("feedback", message.rstrip())
     if not ok:
         raise AssertionError(message.rstrip())
+
+
+def _raise_merge_fault(message: str, corpus, expected, first: list) -> None:
+    """Wrong first merges are no training to time, so this gate fails; but when a tie-break or a
+    classic mistake alone explains them (the fault a training test names), it carries that cause,
+    and one fault is charged once, up to its cap (grader/charges.py), not once more here."""
+    fault = None
+    if oracles_here():
+        text = corpus.read_bytes().decode("utf-8")
+        fault = first_merges_fault(text, [EOT], expected.merges, first, expected.diagnostics())
+    if fault is None:
+        raise AssertionError(message)
+    raise Diagnosed(message + "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]), fault)
 
 
 @pytest.mark.timeout(300)

@@ -408,10 +408,14 @@ def test_an_interrupted_run_loses_nothing_and_invents_nothing(tmp_path, suite, g
     mark = uuid.uuid4().hex
     argv = [sys.executable, "-m", "grader.farm", "grade", subs, "--out", out, "--force", "--budget", 60]
     argv += ["--tests-dir", tests, "--rubric", rubric, "--jobs", "2"]
+    # The farm's scratch in a TMPDIR of the test's own (as a cluster's node-local scratch would be):
+    # a farm killed by SIGKILL cannot remove it, and the machine's /tmp keeps nothing of the test.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     proc = subprocess.Popen(
         list(map(str, argv)),
         cwd=KIT,
-        env={**os.environ, "FARM_TEST_MARK": mark},
+        env={**os.environ, "FARM_TEST_MARK": mark, "TMPDIR": str(scratch)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

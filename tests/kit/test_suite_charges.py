@@ -231,14 +231,62 @@ def test_a_tie_break_is_proven_only_when_the_trainer_counts_right():
         assert counts_confirmed(text, [], got, right, k, trainer) is counts_right, trainer.__name__
 
 
-def trainer_on(trainer, text: str) -> list:
+def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
+    """A trainer that counts a pair once per word ("aaaa" holds (a, a) once) is right on every word
+    whose bytes are all different: asked again on the test's text with those words taken out
+    (repeat_probe.py), it learns the contract's merges, which proves the fault alone. Ties broken
+    another way, or a pattern ported to `re`, show on the words left too: no such proof."""
+    import itertools
+
+    from grader.checks import golden
+    from grader.checks.repeat_probe import repeats_fault, without_repeats
+    from grader.oracles.trainer import greedy, pretokens, read_corpus
+
+    class OncePerWord(Replay):
+        def counts(self):
+            counts = {}
+            for tokens, freq in self.words:
+                for pair in dict.fromkeys(itertools.pairwise(tokens)):
+                    counts[pair] = counts.get(pair, 0) + freq
+            return counts
+
+    def once_per_word(path, size):
+        return list(greedy(OncePerWord(read_corpus(path), [eot]), size - 257))
+
+    def ties_other_way(path, size):
+        return train(read_corpus(path), size, [eot], Rules(tie_break="smaller_bytes"))[1]
+
+    def ported_to_re(path, size):
+        return train(read_corpus(path), size, [eot], Rules(pretokenize="re"))[1]
+
+    eot = "<|endoftext|>"
+    for case, trainer, proven in (
+        ("tiny_words", once_per_word, True),
+        ("tiny_words", ties_other_way, False),
+        ("unicode_numbers", once_per_word, True),
+        ("unicode_numbers", ported_to_re, False),
+    ):
+        text = golden.TrainCase(golden.root("public"), case).corpus_text()
+        assert trainer_on(trainer, text, 300) != train(text, 300, [eot])[1]  # the test fails
+
+        kept, words = pretokens(without_repeats(text, [eot]), [eot]), pretokens(text, [eot])
+        assert all(len(set(w)) == len(w) and w in words for w in kept)  # no repeat, nothing new
+        assert {w for w in kept if len(w) > 1} == {w for w in words if 1 < len(w) == len(set(w))}
+        fault = repeats_fault(text, [eot], 300, trainer)
+        assert (fault is not None and fault["key"] == "repeated bytes") is proven, (case, trainer.__name__)
+    assert without_repeats("aaa bc", []) is None  # no special token to stand in for a word
+    # "\r" and "\n" before a word taken out would join as "\r\n", a word the text does not hold
+    assert pretokens(without_repeats("ab\r\nwoow ab", [eot]), [eot]) == {b"ab": 1, b" ab": 1}
+
+
+def trainer_on(trainer, text: str, vocab_size: int = 280) -> list:
     import tempfile
     from pathlib import Path
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "corpus.txt"
         path.write_bytes(text.encode("utf-8"))
-        return trainer(path, 280)
+        return trainer(path, vocab_size)
 
 
 def test_a_partial_grade_charges_a_capped_fault_where_a_full_grade_does():
