@@ -21,6 +21,10 @@ RUBRIC = [
     ("3.1", "speed", 40, "test_speed"),
 ]
 
+# The farm budget (wall seconds per student) of a test with a "hang": the endless loop burns a core
+# until it ends, so it is short, yet far above the fake suite's second or two per student.
+HANG_BUDGET = 10
+
 SUBMISSION = """
 import json, os, time
 

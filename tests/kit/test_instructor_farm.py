@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from instructor_fakes import make_submission, write_suite
+from instructor_fakes import HANG_BUDGET, make_submission, write_suite
 
 from grader.api import isolation_level
 from grader.errors import RosterError, SubmissionError
@@ -149,7 +149,7 @@ def test_statuses_say_what_happened_and_the_gradebook_keeps_every_column(tmp_pat
     (subs / "eve").mkdir()
     (subs / "notes.txt").write_text("not a student")
     out = tmp_path / "out"
-    r = farm("grade", subs, "--out", out, suite=suite, budget=25)
+    r = farm("grade", subs, "--out", out, suite=suite, budget=HANG_BUDGET)
     assert "ignored notes.txt" in r.stderr
     book = gradebook(out)
     assert list(book) == ["ann", "Bob", "cat", "dan", "eve"]  # no student "notes.txt"; case-insensitive
@@ -178,7 +178,10 @@ def test_statuses_say_what_happened_and_the_gradebook_keeps_every_column(tmp_pat
     assert [book["ann"][c] for c in header(out)[8:]] == ["10", "0", "30", "0"]
     # the overrun keeps the finished test and names the running one
     assert book["cat"]["1.1 merge"] == "0" and book["cat"]["1.2 train"] == ""
-    assert "while running 1.2 train" in book["cat"]["reason"] and "25 s budget" in book["cat"]["reason"]
+    assert (
+        "while running 1.2 train" in book["cat"]["reason"]
+        and f"{HANG_BUDGET} s budget" in book["cat"]["reason"]
+    )
     assert book["dan"]["total"] == "0" and "not a readable zip" in book["dan"]["reason"]
     assert book["eve"]["total"] == "0" and "bpe" in book["eve"]["reason"]
     kit = book["ann"]["kit"]
