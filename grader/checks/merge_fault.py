@@ -49,7 +49,11 @@ def merge_fault(
         or eot_apart_fault(text, specials, got, limit)
         or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
-        or (repeats_fault(text, specials, asked_vocab_size, train) if train is not None else None)
+        or (
+            repeats_fault(text, specials, asked_vocab_size, train, case.stops_early)
+            if train is not None
+            else None
+        )
     )
 
 
