@@ -31,11 +31,11 @@ def merge_fault(
 ) -> dict | None:
     """The cause (data) of wrong merges when one fault alone explains them: too few or too many
     merges, a cut where no listed special token is, another tie-break, exactly the merges of a
-    classic mistake, or wrong merges on words that repeat a byte only (repeat_probe.py, asking
+    classic mistake, or wrong merges only on words where a token meets itself (repeat_probe.py, asking
     `train`); None otherwise. The vocab must follow the merges (bytes, the special tokens,
     one token per merge), or a second fault could hide in it. `train(path, vocab_size)`: the
     student's trainer with these special tokens, asked to confirm a tie-break (tie_probe.py) and to
-    train without the words that repeat a byte (repeat_probe.py)."""
+    train on the text with those words respelled (repeat_probe.py)."""
     if not oracles_here() or not vocab_follows(vocab, specials, got, contract):
         return None
     diagnostics = case.diagnostics()

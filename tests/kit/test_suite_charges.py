@@ -233,13 +233,14 @@ def test_a_tie_break_is_proven_only_when_the_trainer_counts_right():
 
 def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
     """A trainer that counts a pair once per word ("aaaa" holds (a, a) once) is right on every word
-    whose bytes are all different: asked again on the test's text with those words taken out
+    where no token can meet itself: asked again on the test's text with those words respelled
     (repeat_probe.py), it learns the contract's merges, which proves the fault alone. Ties broken
-    another way, or a pattern ported to `re`, show on the words left too: no such proof."""
+    another way, a pattern ported to `re`, a stripped text, a file read line by line or cut at
+    fixed offsets show on that text too: no such proof, alone or beside the count fault."""
     import itertools
 
     from grader.checks import golden
-    from grader.checks.repeat_probe import repeats_fault, without_repeats
+    from grader.checks.repeat_probe import repeats_fault, taken_out, without_repeats
     from grader.oracles.trainer import greedy, pretokens, read_corpus
 
     class OncePerWord(Replay):
@@ -250,43 +251,68 @@ def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
                     counts[pair] = counts.get(pair, 0) + freq
             return counts
 
-    def once_per_word(path, size):
-        return list(greedy(OncePerWord(read_corpus(path), [eot]), size - 257))
+    def trainer(read=read_corpus, rules=None, once=False):
+        def train_on(path, size):
+            text = read(path)
+            if once:
+                return list(greedy(OncePerWord(text, [eot]), size - 257))
+            return train(text, size, [eot], rules or Rules())[1]
 
-    def ties_other_way(path, size):
-        return train(read_corpus(path), size, [eot], Rules(tie_break="smaller_bytes"))[1]
+        return train_on
 
-    def ported_to_re(path, size):
-        return train(read_corpus(path), size, [eot], Rules(pretokenize="re"))[1]
+    def lines(path):  # each line pre-tokenized alone: a special token between them
+        return sep.join(read_corpus(path).splitlines(keepends=True))
 
-    eot = "<|endoftext|>"
-    for case, trainer, proven in (
-        ("tiny_words", once_per_word, True),
-        ("tiny_words", ties_other_way, False),
-        ("unicode_numbers", once_per_word, True),
-        ("unicode_numbers", ported_to_re, False),
+    def quarters(path):  # cut at fixed offsets, whatever is there
+        text = read_corpus(path)
+        return sep.join(text[i : i + len(text) // 4 + 1] for i in range(0, len(text), len(text) // 4 + 1))
+
+    eot, sep = "<|endoftext|>", "<|endoftext|>"
+    strip = lambda path: read_corpus(path).strip()  # noqa: E731
+    for case, train_on, proven in (
+        ("tiny_words", trainer(once=True), True),
+        ("early_stop", trainer(once=True), True),
+        ("tiny_words", trainer(rules=Rules(tie_break="smaller_bytes")), False),
+        ("unicode_numbers", trainer(rules=Rules(pretokenize="re")), False),
+        ("exact_text", trainer(read=strip), False),
+        ("exact_text", trainer(read=strip, once=True), False),
+        ("newlines_cr", trainer(read=lines), False),
+        ("newlines_cr", trainer(read=lines, once=True), False),
+        ("tiny_words", trainer(read=quarters), False),
     ):
         text = golden.TrainCase(golden.root("public"), case).corpus_text()
-        assert trainer_on(trainer, text, 300) != train(text, 300, [eot])[1]  # the test fails
+        assert trainer_on(train_on, text, 300) != train(text, 300, [eot])[1], case  # the test fails
+        fault = repeats_fault(text, [eot], 300, train_on, stops_early=False)
+        assert (fault is not None and fault["key"] == "a token meets itself") is proven, (case, proven)
 
-        kept, words = pretokens(without_repeats(text, [eot]), [eot]), pretokens(text, [eot])
-        assert all(len(set(w)) == len(w) and w in words for w in kept)  # no repeat, nothing new
-        assert {w for w in kept if len(w) > 1} == {w for w in words if 1 < len(w) == len(set(w))}
-        fault = repeats_fault(text, [eot], 300, trainer, stops_early=False)
-        assert (fault is not None and fault["key"] == "repeated bytes") is proven, (case, trainer.__name__)
-    assert without_repeats("aaa bc", []) is None  # no special token to stand in for a word
+        probe, words = without_repeats(text, [eot]), pretokens(text, [eot])
+        assert len(probe) == len(text) and len(probe.encode()) == len(text.encode())  # every offset kept
+        left = pretokens(probe, [eot])
+        assert not any(taken_out(w) for w in left if w not in words)  # nothing respelled has a square
+        assert {w for w in words if not taken_out(w)} <= set(left)  # every other word kept
 
-    # Without its repeated words a text may run out of pairs: stopping early is then asked only
-    # of a test that asks it itself (2.10), not of a trainer that never stops, for this test.
+    # Where no token can meet itself: "the" and "people" are kept, "book" and "abab" respelled;
+    # whitespace, punctuation, contractions and the text's first and last words are kept anyway.
+    assert [taken_out(w.encode()) for w in ("the", " people", " book", "abab", "  ", "!!", "'ll")] == [
+        False,
+        False,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+    assert without_repeats("book, the book  it'll abab!! end", [eot]) == "book, the ABCD  it'll ABCD!! end"
+
+    # A text of fewer pairs may run out of them: stopping early is then asked only of a test that
+    # asks it itself (2.10), not of a trainer that never stops, for this test.
     def never_stops(path, size):
-        merges = once_per_word(path, size)
+        merges = trainer(once=True)(path, size)
         return merges + [merges[-1]] * (size - 257 - len(merges))
 
     text = "hello world, all well\n" * 3
-    assert repeats_fault(text, [eot], 300, never_stops, stops_early=False)["key"] == "repeated bytes"
+    assert repeats_fault(text, [eot], 300, never_stops, stops_early=False)["key"] == "a token meets itself"
     assert repeats_fault(text, [eot], 300, never_stops, stops_early=True) is None
-    # "\r" and "\n" before a word taken out would join as "\r\n", a word the text does not hold
-    assert pretokens(without_repeats("ab\r\nwoow ab", [eot]), [eot]) == {b"ab": 1, b" ab": 1}
 
 
 def trainer_on(trainer, text: str, vocab_size: int = 280) -> list:
