@@ -20,7 +20,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from .. import measured, rubric
+from .. import calibration, measured, rubric
 from ..api import isolation_level
 from ..errors import RosterError
 from ..paths import DEFAULT_RUBRIC
@@ -190,6 +190,9 @@ def grade_all(
     records.write_json_atomic(out / MANIFEST, manifest)
     progress = Progress(len(todo), stream=stream, kept=kept, left=left, strays=strays)
     with measured_once():
+        if todo:
+            with tempfile.TemporaryDirectory(prefix="bpe-kit-measure-") as scratch:
+                calibration.measure_first(Path(scratch))
         _grade_todo(todo, out, setup, fps, run_id, jobs, progress)
     manifest["pending"] = None
     records.write_json_atomic(out / MANIFEST, manifest)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import measured
+from grader import calibration, measured
 from grader.paths import KIT_ROOT, SOLUTION
 
 __all__ = ["CATALOGUE", "KIT", "SOLUTION", "STARTER", "kit"]
@@ -33,10 +33,12 @@ def kit() -> Path:
 def pytest_configure(config):
     """One measurement of this machine for the whole test run (grader/measured.py), as a farm run
     has: every grading the kit's tests start reads the same yardstick, reference times and speed
-    texts instead of measuring afresh. Made by the first process (xdist's workers inherit it)."""
+    texts instead of measuring afresh. Made by the first process (xdist's workers inherit it), and
+    measured there, before any test runs beside it (calibration.measure_first)."""
     if measured.run_file() is None:
         config._bpe_kit_measured = tempfile.mkdtemp(prefix="bpe-kit-measured-")
         os.environ[measured.ENV] = str(Path(config._bpe_kit_measured) / "machine.json")
+        calibration.measure_first(Path(config._bpe_kit_measured))
 
 
 def pytest_unconfigure(config):

@@ -68,7 +68,10 @@ def test_an_unusable_run_file_falls_back_to_measuring(tmp_path, monkeypatch):
     assert measured.shared("yardstick", lambda: 0.5) == 0.5
 
 
-def test_the_speed_budgets_of_one_run_are_the_same_for_every_grading(tmp_path, monkeypatch):
+@pytest.fixture
+def reference_runs(tmp_path, monkeypatch) -> list:
+    """A run file in tmp_path and a fake reference (train 0.2 s, encode 0.1 s): each measurement
+    appends 1 to the list returned."""
     monkeypatch.setenv(measured.ENV, str(tmp_path / "machine.json"))
     runs = []
     monkeypatch.setattr(
@@ -76,6 +79,11 @@ def test_the_speed_budgets_of_one_run_are_the_same_for_every_grading(tmp_path, m
     )
     monkeypatch.setattr(calibration, "write_training_corpus", lambda scratch: scratch / "corpus.txt")
     monkeypatch.setattr(calibration, "generated", lambda spec: "text")
+    return runs
+
+
+def test_the_speed_budgets_of_one_run_are_the_same_for_every_grading(tmp_path, reference_runs):
+    runs = reference_runs
     seen = []
     for _ in range(2):  # two gradings: each process starts with an empty in-process cache
         with calibration.reset():
@@ -117,3 +125,25 @@ def test_the_gradings_of_a_run_share_hypothesis_unicode_tables(tmp_path):
     tables = list((run_file.parent / "hypothesis" / "unicode_data").glob("*/charmap.json.gz"))
     assert len(tables) == 1, sorted(p.name for p in run_file.parent.rglob("*"))
     assert not (tmp_path / ".hypothesis").exists()
+
+
+def test_a_run_measures_before_its_gradings_start(tmp_path, monkeypatch, reference_runs):
+    """The farm and the kit's tests take the run's figures first (calibration.measure_first), so
+    no grading of the run measures beside the others: every grading reads them from the file."""
+    runs = reference_runs
+    monkeypatch.setattr(calibration, "yardstick_seconds", lambda repeat=3: runs.append("yard") or 0.3)
+    with calibration.reset():
+        calibration.measure_first(tmp_path)
+        assert runs == ["yard", 1]
+        figures = json.loads((tmp_path / "machine.json").read_text())
+        assert "yardstick 2" in figures and any(key.startswith("reference ") for key in figures)
+        assert calibration.budgets(tmp_path)["encode"].seconds == pytest.approx(
+            calibration.FACTORS["encode"] * 0.1
+        )
+        assert runs == ["yard", 1]  # read from the run's file, not measured again
+
+
+def test_without_a_run_file_nothing_is_measured_ahead(tmp_path, monkeypatch):
+    monkeypatch.delenv(measured.ENV, raising=False)
+    monkeypatch.setattr(calibration, "measure_reference", lambda corpus, text: pytest.fail("measured"))
+    calibration.measure_first(tmp_path)  # a single grade measures when its gates ask, as before
