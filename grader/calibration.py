@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .i18n import _
-from .measured import shared, shared_text
+from .measured import run_file, shared, shared_text
 
 KIT = Path(__file__).resolve().parents[1]
 CALIBRATION_FILE = KIT / "data" / "fixtures" / "calibration.json"
@@ -215,13 +215,11 @@ def budgets(scratch: Path) -> dict[str, Budget]:
 def measure_first(scratch: Path) -> None:
     """Take a run's shared figures (grader/measured.py) now, before its gradings start.
 
-    Taken when the first grading asks, the one figure of a run is measured beside that grading and
-    the others the run has started, and holds for every student of the run: a run of the kit's
-    tests once measured the reference's encode at 0.27 s beside them (0.16-0.19 s on a quiet
-    machine), and under budgets 1.5x too loose the replaying encoder passed. A run that shares its
-    figures (a farm, the kit's tests) calls this while nothing of it is running yet."""
-    from .measured import run_file
-
+    A run measures the machine once and every student of the run meets that figure, so it must be
+    taken on a quiet machine. Left to the run's first grading, it was taken while other gradings
+    ran beside it: a run of the kit's tests once timed the reference's encode at 0.27 s (0.16-0.19 s
+    on a quiet machine), and under budgets 1.5x too loose the replaying encoder passed. A run that
+    shares its figures (a farm, the kit's tests) calls this while nothing of it is running yet."""
     if run_file() is None:
         return
     per_test_limits()  # the yardstick that scales the per-test limits

@@ -9,8 +9,8 @@ and budgets that move from student to student with whatever the machine was doin
 So a run that grades many submissions names one file in `BPE_KIT_MEASURED` (the farm and the kit's
 tests do), and takes its figures there before its gradings start (calibration.measure_first), while
 nothing else of the run is busy; a figure not taken then is measured by the first grading to need
-it, under a lock. Every grading of the run reads the same figure. Every student of the run then meets the same
-budgets. Without the variable each grading measures for itself, as before. The file holds only
+it, under a lock. Every grading of the run reads the same figures, so every student of the run
+meets the same budgets. Without the variable each grading measures for itself, as before. The file holds only
 figures the trusted side measured; nothing of a submission is ever written to it or read from it.
 """
 
