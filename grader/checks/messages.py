@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from grader.checks.diagnose import Diagnosed, Finding
 from grader.checks.golden import Diagnostics
-from grader.checks.mistakes import BY_ID, Mistake
+from grader.checks.mistakes import BY_ID, TIE_MISTAKES, Mistake
 from grader.checks.render import show, show_pair
 from grader.i18n import _
 
@@ -46,8 +46,10 @@ def explain_merges(
     at_step: bool = True,
 ) -> str | None:
     """None when equal; otherwise a friendly multi-line explanation of the first difference.
-    `at_step=False`: the two pairs only, without the counts at that step (the pairs tied there),
-    when a cause proven elsewhere explains them and a list of ties would read as a tie-break."""
+    The pairs tied at that step are listed unless the classic mistakes that match are not
+    tie-breaks (the list would read as the cause). `at_step=False`: the two pairs only, without the
+    counts at that step, when a cause proven elsewhere explains them and a list of ties would read
+    as a tie-break."""
     k = first_difference(expected, got)
     if k is None:
         return None
@@ -92,6 +94,7 @@ def explain_merges(
     step = diagnostics.steps[k]
     top = step.top
     tied = [pair for pair, n in step.counts.items() if n == top]
+    wrong = matching_mistakes(diagnostics, got, k)
     if step.tied == 1:
         lines.append(
             _(
@@ -99,7 +102,7 @@ def explain_merges(
                 "{pair}, with {top} occurrences."
             ).format(pair=show_pair(tied[0]), top=top)
         )
-    else:
+    elif not wrong or TIE_MISTAKES & {m.id for m in wrong}:  # beside another mistake, ties mislead
         lines.append(
             _(
                 "At that step (after the expected merges before it), {tied} pairs are tied at {top} "
@@ -135,7 +138,6 @@ def explain_merges(
                 pair=show_pair(mine), count=got_count
             )
         )
-    wrong = matching_mistakes(diagnostics, got, k)
     if len(wrong) == 1:
         lines.append(_("Likely cause: {mistake}.").format(mistake=_(wrong[0].name)))
         lines.append("  " + _(wrong[0].explanation))

@@ -119,3 +119,4 @@ MISTAKES = [
     ),
 ]
 BY_ID = {m.id: m for m in MISTAKES}
+TIE_MISTAKES = frozenset(m.id for m in MISTAKES if m.id.startswith("tie_"))  # ways of breaking ties

@@ -72,6 +72,17 @@ def test_first_difference_shows_expected_got_and_tied_pairs():
     assert "very first merge" in first
 
 
+@pytest.mark.parametrize(("mistake", "listed"), [("specials_given_order", False), ("tie_smaller_pair", True)])
+def test_tied_pairs_are_listed_only_where_ties_may_be_the_cause(mistake, listed):
+    """The pairs tied where merges first differ help a student whose tie-break is wrong; beside
+    another classic mistake (special tokens split in the order given) they read as the cause."""
+    case = golden.TrainCase(golden.root("public"), "overlap")
+    got = case.diagnostics().mistakes[mistake]
+    message = explain_merges(case.diagnostics(), case.merges, got)
+    assert "Likely cause" in message
+    assert ("pairs are tied at" in message) == listed, message
+
+
 def test_stopping_too_early_or_too_late_is_explained():
     case = golden.TrainCase(golden.root("public"), "early_stop")
     text = case.corpus_text()
