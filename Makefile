@@ -22,7 +22,7 @@ help:
 	@echo "make grade PART=2 | TESTS=expr                 a partial grade: one part, or tests matching a -k expr"
 	@echo "make grade LANG=zh                             the report and the feedback in Chinese (also gradescope, class)"
 	@echo "make submission [SUBMISSION=starter]            zip SUBMISSION/bpe into submission.zip (as the handout's)"
-	@echo "make grade-cs336 REPO=path [STUDENT_PYTHON=path] grade a CS336 assignment-1 repository (or zip)"
+	@echo "make grade-cs336 REPO=path [STUDENT_PYTHON=path] [IGNORE_REQUIRES_PYTHON=1] grade a CS336 assignment-1 repository (or zip)"
 	@echo "make test                                       the kit's own tests"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
@@ -88,8 +88,8 @@ submission: $(VENV)/.ok
 	$(GRADER) zip $(SUBMISSION) --out $(ZIP)$(LANG_OPT)
 
 grade-cs336: $(VENV)/.ok
-	@test -n "$(REPO)" || { echo "usage: make grade-cs336 REPO=path/to/assignment1-basics [STUDENT_PYTHON=path]"; exit 2; }
-	$(GRADER) grade --contract cs336 "$(REPO)" --out $(OUT) $(if $(STUDENT_PYTHON),--python "$(STUDENT_PYTHON)")$(LANG_OPT)
+	@test -n "$(REPO)" || { echo "usage: make grade-cs336 REPO=path/to/assignment1-basics [STUDENT_PYTHON=path] [IGNORE_REQUIRES_PYTHON=1]"; exit 2; }
+	$(GRADER) grade --contract cs336 "$(REPO)" --out $(OUT) $(if $(STUDENT_PYTHON),--python "$(STUDENT_PYTHON)")$(if $(IGNORE_REQUIRES_PYTHON), --ignore-requires-python)$(LANG_OPT)
 
 # On every core (pytest-xdist): a catalogue row's tests share one grading, so they go to one
 # worker together (--dist loadgroup, tests/submissions/prefetch.py).

@@ -5,43 +5,42 @@
     results["score"], results["tests"][0]["status"]
 
 Stable interface (the batch tools build on it):
-- `grade(submission, out_dir, *, tests=None, timeout_total=None, tests_dir=None, rubric=None,
-  contract="kit", python=None) -> dict` writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
+- `grade(submission, out_dir, request=None, *, tests=None, timeout_total=None, tests_dir=None,
+  rubric=None, contract="kit", python=None) -> dict` (`request`: a `GradeRequest`, grader/request.py,
+  for every option a grade takes; the keywords build one) writes out_dir/results.json and out_dir/junit.xml and returns the results.json dict.
   `tests` is a pytest -k expression selecting a subset, `part` a rubric part ("1", "2", "3", "E" or
   "efficiency"); then unselected rubric entries are left out and the report says it is partial.
   results["extra_data"] = {"isolation": an `Isolation` value (grader/sandbox/isolation.py),
   "max_score": N},
-  plus "kept_groups" (the grading user's other groups, which its workers keep under "userns"), "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
+  plus "requires_python_ignored" (grader/sandbox/student_python.py `Mismatch`) when a CS336
+  repository was graded under a Python its requires-python excludes, "kept_groups" (the grading user's other groups, which its workers keep under "userns"), "partial" (how the tests were picked) in a partial grade and "withheld_points" when the rubric
   leaves hidden tests to Gradescope (the handout's). A speed or memory gate's test entry carries
   its measurement as data: test["extra_data"]["figures"] (grader/checks/speed.py).
 - Raises a `grader.errors.GraderError` (a one-line message) when grading could not run at all,
   unchanged from where it was found: `SubmissionError` for a missing or corrupt submission or no
-  bpe/ package (the student's to fix), `RubricError`, `PythonError` (`python` unusable), `SuiteError` (graded suite broken,
+  bpe/ package (the student's to fix), `RubricError`, `UnknownContract`, `PythonError` (`python` unusable), `SuiteError` (graded suite broken,
   `timeout_total` exceeded), `NothingSelected` (--tests or --part picks no graded test), `ReportError`.
   A submission that crashes, hangs or misbehaves is NOT an error: it is graded (and loses points).
 """
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from . import charges, intake, report, rubric
+from . import charges, contracts, grade_builder, report, rubric
 from .checks import oracles_here
 from .errors import GraderError, NothingSelected, ReportError
 from .i18n import N_, _
-from .partial import charged_as_in_full
-from .paths import DEFAULT_RUBRIC, DEFAULT_TESTS_DIR
-from .sandbox import student_python
+from .request import GradeRequest
 from .sandbox.box import Options, kept_groups
 from .sandbox.box import isolation_level as sandbox_isolation
 from .sandbox.isolation import Isolation
-from .scoring import Scored, score
+from .scoring import Scored
 from .suite import runner
 
-__all__ = ["GraderError", "Grading", "grade", "isolation_level", "run", "write"]
+__all__ = ["GradeRequest", "GraderError", "Grading", "grade", "isolation_level", "run", "write"]
 
 
 @dataclass
@@ -50,6 +49,7 @@ class Grading:
     scored: list[Scored]
     scope: report.Scope = field(default_factory=report.Scope)
     notes: tuple[str, ...] = ()  # shown with the grade: the contract's notes, and after a full pass what next
+    records: list[dict] = field(default_factory=list)  # the suite's records it was built from (grade_builder)
 
 
 def isolation_level(inprocess: bool = False, isolation: str = "auto") -> Isolation:
@@ -89,84 +89,48 @@ def describe_selection(tests: str | None, part: str | None, entries: list[rubric
     return said[0] if said else None
 
 
-def run(
-    submission_path: Path,
-    *,
-    tests: str | None = None,
-    part: str | None = None,
-    timeout_total: float | None = None,
-    tests_dir: Path | None = None,
-    rubric_path: Path | None = None,
-    inprocess: bool = False,
-    allow_unlisted: bool = False,
-    hide: tuple[Path, ...] = (),
-    isolation: str = "auto",
-    contract: str = "kit",
-    python: str | None = None,
-    jobs: int = 1,
-) -> Grading:
-    """Grade without writing anything (the CLI's `--inprocess` stops here). `jobs`: the pytest
-    processes its tests may run in at once (grader/suite/runner.py, `shards`).
-
-    `contract="cs336"`: the submission is a CS336 repository (grader/cs336/); `python`: the
-    worker's interpreter (default for cs336: the repository's .venv/bin/python, when it exists)."""
+def run(submission_path: Path, request: GradeRequest | None = None, **options) -> Grading:
+    """Grade without writing anything (the CLI's `--inprocess` stops here), as `request` asks
+    (grader/request.py; `options` replace some of its fields). The contract (grader/contracts.py)
+    says how the submission is opened and what its rubric leaves out; the grade is built from the
+    suite's records by grader/grade_builder.py."""
+    request = replace(request or GradeRequest(), **options)
     started = time.monotonic()
-    if contract not in CONTRACTS:
-        raise GraderError(f"unknown contract {contract!r} (one of {', '.join(CONTRACTS)})")
-    left_out, notes = [], ()
-    if contract == "cs336":  # imported here: the kit's handout leaves grader/cs336/ out
-        from .cs336 import contract as cs336
-
-        rubric_path = rubric_path or cs336.RUBRIC
-        left_out, notes = cs336.not_in_contract(rubric_path), tuple(cs336.notes(rubric_path))
-        opened = _cs336_opened(Path(submission_path))
-    else:
-        opened = _kit_opened(Path(submission_path))
-    rubric_file = rubric_path or DEFAULT_RUBRIC
-    entries = rubric.load(rubric_file)
-    withheld = rubric.withheld_points(rubric_file)
+    contract = contracts.resolve(request.contract, request.rubric_path)
+    notes = contract.notes
+    left_out = list(contract.left_out)
+    entries = rubric.load(contract.rubric)
+    withheld = rubric.withheld_points(contract.rubric)
+    tests, part = request.tests, request.part
     chosen = select_part(entries, part) if part else entries
-    with opened as (parent, repo):
-        if python is None and repo is not None:
-            python = student_python.default_for(repo)
-        python = student_python.checked(python) if python else None
-        if contract == "cs336":
-            from .cs336 import intake as cs336_intake
+    partial = request.partial
+    with contract.opened(Path(submission_path)) as (parent, repo):
+        python, ignored = contract.worker_python(repo, request.python, request.ignore_requires_python)
+        suite_request = replace(request, python=python)
 
-            cs336_intake.check_python(repo, python)
-
-        def suite(pattern: str | None, node_ids: list[str] | None) -> list[dict]:
+        def grade_more(ids: list[str]) -> list[dict]:
             return runner.run_suite(
-                parent,
-                tests_dir=tests_dir or DEFAULT_TESTS_DIR,
-                pattern=pattern,
-                node_ids=node_ids,
-                inprocess=inprocess,
-                timeout_total=timeout_total,
-                hide=hide,
-                isolation=isolation,
-                contract=contract,
-                python=python,
-                deselect=tuple(s.entry.id for s in left_out),
-                jobs=jobs,
+                parent, replace(suite_request, tests=None), node_ids=ids, deselect=contract.deselect
             )
 
-        records = suite(tests, [e.id for e in chosen] if part else None)
-        partial = bool(tests or part)
-        scored = score(chosen, records, partial_run=partial, allow_unlisted=allow_unlisted)
+        records = runner.run_suite(
+            parent,
+            suite_request,
+            node_ids=[e.id for e in chosen] if part else None,
+            deselect=contract.deselect,
+        )
+        built = grade_builder.build(
+            entries,
+            records,
+            partial=partial,
+            left_out=set(contract.deselect),
+            grade_more=grade_more,
+            allow_unlisted=request.allow_unlisted,
+        )
+        scored, more = built.scored, built.more
         if tests and not scored:
             raise NothingSelected(
                 _("--tests {pattern} selects none of the graded tests").format(pattern=repr(tests))
-            )
-        more = 0
-        if partial:
-            scored, more = charged_as_in_full(
-                scored,
-                records,
-                entries,
-                {s.entry.id for s in left_out},
-                lambda ids: suite(None, ids),
-                allow_unlisted,
             )
     if more:
         notes = (*notes, _(CHARGED_AS_IN_FULL).format(n=more))
@@ -182,22 +146,26 @@ def run(
         total_points=sum(e.points for e in entries),
         withheld=withheld,
     )
-    if contract == "cs336":
+    if ignored:
+        notes = (*notes, ignored.said())
+    if contract.name == contracts.CS336:
         full = _("`bpe-kit grade --contract cs336 {path}` (no --part or --tests)").format(
             path=submission_path
         )
         scope = replace(scope, full_grade=full)
-    level = isolation_level(inprocess, isolation)
+    level = isolation_level(request.inprocess, request.isolation)
     results = report.results_json(scored, execution_time=elapsed, isolation=level, scope=scope)
+    if ignored:
+        results["extra_data"]["requires_python_ignored"] = ignored.data()
     if level == Isolation.USERNS and kept_groups():
         results["extra_data"]["kept_groups"] = kept_groups()
     if notes:
         results["output"] += "\n" + "\n".join(notes)
-    step = report.next_step(scored, scope, contract)  # for the terminal only: Gradescope has it already
-    return Grading(results, scored, scope, (*notes, step) if step else notes)
+    step = report.next_step(scored, scope, contract.name)  # for the terminal only: Gradescope has it already
+    return Grading(results, scored, scope, (*notes, step) if step else notes, built.records)
 
 
-CONTRACTS = ("kit", "cs336")
+CONTRACTS = contracts.NAMES
 NOT_PROVEN_HERE = N_(
     "This copy of the grader holds no reference to prove that one fault alone fails several tests, "
     "so here a fault is charged on each test it fails. The course's grader proves it, and charges "
@@ -211,23 +179,10 @@ CHARGED_AS_IN_FULL = N_(
 )
 
 
-@contextlib.contextmanager
-def _kit_opened(path: Path):
-    with intake.opened(path) as parent:
-        yield parent, None
-
-
-@contextlib.contextmanager
-def _cs336_opened(path: Path):
-    from .cs336 import intake as cs336_intake
-
-    with cs336_intake.opened(path) as staged:
-        yield staged.parent, staged.repo
-
-
 def grade(
     submission: Path,
     out_dir: Path,
+    request: GradeRequest | None = None,
     *,
     tests: str | None = None,
     timeout_total: float | None = None,
@@ -236,22 +191,22 @@ def grade(
     contract: str = "kit",
     python: str | None = None,
 ) -> dict:
-    """Grade one submission into out_dir (see module docstring); returns the results.json dict."""
+    """Grade one submission into out_dir (see module docstring); returns the results.json dict.
+    `request` (grader/request.py) says all a grade may be asked; the keywords are its common fields."""
     out_dir = Path(out_dir)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise ReportError(f"{out_dir}: cannot create the report folder ({e.strerror or e})") from None
-    grading = run(
-        submission,
+    request = request or GradeRequest(
         tests=tests,
         timeout_total=timeout_total,
         tests_dir=tests_dir,
         rubric_path=rubric,
-        hide=(out_dir.resolve(),),
         contract=contract,
         python=python,
     )
+    grading = run(submission, replace(request, hide=(*request.hide, out_dir.resolve())))
     write(grading, Path(out_dir))
     return grading.results
 

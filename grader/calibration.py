@@ -396,12 +396,13 @@ def record_test_times(
     import subprocess
     import tempfile
 
+    from grader.request import GradeRequest
     from grader.suite import runner
 
     with tempfile.TemporaryDirectory() as tmp:
         times = Path(tmp) / "times.json"
-        kwargs = {"tests_dir": tests_dir} if tests_dir is not None else {}
-        cmd = runner.suite_command(Path(solution_parent).resolve(), Path(tmp), **kwargs)
+        request = GradeRequest(tests_dir=tests_dir) if tests_dir is not None else GradeRequest()
+        cmd = runner.suite_command(Path(solution_parent).resolve(), Path(tmp), request)
         argv = [*cmd.argv, "--grader-test-times", str(times), "--grader-no-test-limits"]
         subprocess.run(argv, env=cmd.env, cwd=tmp, capture_output=True, check=False)
         measured = json.loads(times.read_text(encoding="utf-8"))

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from pathlib import Path
 
-from . import api, i18n, packing, report
+from . import api, contracts, i18n, packing, report
 from .errors import GraderError, PackingError
 from .i18n import _
+from .request import GradeRequest
 from .sandbox.box import LEVELS, namespaces_refused
 from .sandbox.isolation import WITHOUT_NAMESPACES
 from .suite import runner
@@ -47,6 +49,15 @@ def add_lang_option(
     )
 
 
+def add_ignore_requires_python_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--ignore-requires-python",
+        action="store_true",
+        help="cs336: grade under the interpreter given even when the repository's requires-python "
+        "excludes it (the report records it)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bpe-kit", description="The bpe-kit autograder and its tools.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -60,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "--contract",
-        choices=api.CONTRACTS,
+        choices=contracts.NAMES,
         default="kit",
         help="kit: a bpe/ package (default); cs336: a Stanford CS336 assignment-1 repository or zip",
     )
@@ -70,6 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="run the sandboxed worker under this interpreter (cs336 default: the repo's .venv/bin/python)",
     )
+    add_ignore_requires_python_option(g)
     g.add_argument("--tests", metavar="PATTERN", help="only tests matching this pytest -k expression")
     g.add_argument("--part", metavar="N", help="only the tests of one part: 1, 2, 3 or E (efficiency)")
     g.add_argument("--tests-dir", type=Path, default=None, help="graded tests folder (default tests/graded)")
@@ -82,6 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=runner.default_jobs(),
         help="run the efficiency tests in a second process beside the others (2, the default where "
         "this process may use two cores) or everything in one (1); the grade is the same",
+    )
+    g.add_argument(
+        "--suite-records",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the graded suite's raw per-test records (JSON), the grade's source",
     )
     g.add_argument(
         "--error-results",
@@ -122,28 +141,35 @@ def zip_submission(args) -> int:
     return 0
 
 
+def request_of(args) -> GradeRequest:
+    """The grade `bpe-kit grade`'s options ask for."""
+    return GradeRequest(
+        tests=args.tests or None,
+        part=args.part or None,
+        tests_dir=args.tests_dir,
+        rubric_path=args.rubric,
+        inprocess=args.inprocess,
+        timeout_total=args.timeout_total,
+        hide=(args.out.resolve(),),
+        isolation=args.isolation,
+        contract=args.contract,
+        python=args.python,
+        ignore_requires_python=args.ignore_requires_python,
+        jobs=args.jobs,
+    )
+
+
 def grade(args) -> int:
     try:
         if not args.inprocess:
             args.out.mkdir(parents=True, exist_ok=True)
-        grading = api.run(
-            args.submission,
-            tests=args.tests or None,
-            part=args.part or None,
-            tests_dir=args.tests_dir,
-            rubric_path=args.rubric,
-            inprocess=args.inprocess,
-            timeout_total=args.timeout_total,
-            hide=(args.out.resolve(),),
-            isolation=args.isolation,
-            contract=args.contract,
-            python=args.python,
-            jobs=args.jobs,
-        )
+        grading = api.run(args.submission, request_of(args))
         if args.inprocess:
             note = _("In-process run, for debugging: no grade was written (grade without --inprocess).")
         else:
             api.write(grading, args.out)
+            if args.suite_records:
+                args.suite_records.write_text(json.dumps(grading.records, indent=1, sort_keys=True) + "\n")
             level = grading.results["extra_data"]["isolation"]
             note = _("Reports: {results}, {junit} (isolation: {level})").format(
                 results=args.out / "results.json", junit=args.out / "junit.xml", level=level

@@ -44,6 +44,10 @@ class PythonError(GraderError):
     Python a CS336 repository's `requires-python` asks for)."""
 
 
+class UnknownContract(GraderError):
+    """A contract the grader does not know (grader/contracts.py)."""
+
+
 class NothingSelected(GraderError):
     """`--tests PATTERN` selects none of the graded tests."""
 

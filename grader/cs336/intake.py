@@ -124,23 +124,25 @@ def write_dist_info(repo: Path, dest: Path) -> None:
     (folder / "METADATA").write_text(text, encoding="utf-8")
 
 
-def check_python(repo: Path, python: str | None) -> None:
-    """Refuse, in one line, an interpreter outside the repository's `requires-python` (a repository
-    written for 3.12 fails to import on 3.11 with a SyntaxError that names no version)."""
+def check_python(repo: Path, python: str | None, ignore: bool = False) -> student_python.Mismatch | None:
+    """Refuse an interpreter outside the repository's `requires-python` (a repository written for
+    3.12 fails to import on 3.11 with a SyntaxError that names no version), saying what the
+    specifier means and which interpreters here match; with `ignore`, the mismatch is returned to
+    be recorded instead. None when it matches (or nothing says which Python it needs)."""
     spec = project(repo).get("requires-python")
     version = student_python.version(python)
     if not isinstance(spec, str) or version is None:
-        return
+        return None
     try:
         wanted = SpecifierSet(spec)
     except InvalidSpecifier:
-        return
-    if not wanted.contains(version, prereleases=True):
-        raise PythonError(
-            f"{repo}: its pyproject.toml has requires-python = {spec!r}, but it would be graded with "
-            f"Python {version} ({python or sys.executable}): give a Python that matches with "
-            "--python PATH (e.g. the repository's .venv/bin/python)"
-        )
+        return None
+    if wanted.contains(version, prereleases=True):
+        return None
+    mismatch = student_python.Mismatch(spec, version, python or sys.executable)
+    if ignore:
+        return mismatch
+    raise PythonError(mismatch.refusal(repo, wanted))
 
 
 @contextlib.contextmanager

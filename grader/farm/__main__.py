@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 from .. import i18n
-from ..api import CONTRACTS, isolation_level
-from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError
+from ..api import isolation_level
+from ..cli import add_ignore_requires_python_option
+from ..contracts import NAMES as CONTRACTS
+from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError, UnknownContract
+from ..request import GradeRequest
 from ..sandbox.box import PRIVILEGED_GROUPS, kept_groups, namespaces_refused
 from ..sandbox.isolation import Isolation
 from ..staff import cli as staff_cli
@@ -70,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="run every sandboxed worker under this interpreter (cs336 default: each repository's .venv)",
     )
+    add_ignore_requires_python_option(g)
     g.add_argument(
         "--allow-weak-isolation",
         action="store_true",
@@ -157,10 +161,13 @@ def _grade(args) -> int:
             keep_stale=args.keep_stale,
             budget=args.budget,
             tests=args.tests,
-            tests_dir=args.tests_dir,
-            rubric_path=args.rubric,
-            contract=args.contract,
-            python=args.python,
+            request=GradeRequest(
+                tests_dir=args.tests_dir,
+                rubric_path=args.rubric,
+                contract=args.contract,
+                python=args.python,
+                ignore_requires_python=args.ignore_requires_python,
+            ),
         )
     except KeyboardInterrupt:
         manifest, recs = output_records(args.out)
@@ -198,7 +205,7 @@ def main(argv=None) -> int:
         grades = staff_cli.class_grades(args, manifest.get("source"))
         _publish(args.out, manifest, recs, args.feedback, grades)
         return 0
-    except (RosterError, MergeError, RubricError, StaffFileError, PythonError) as e:
+    except (RosterError, MergeError, RubricError, StaffFileError, PythonError, UnknownContract) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 

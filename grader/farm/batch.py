@@ -18,14 +18,14 @@ import secrets
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
-from .. import calibration, measured, rubric
+from .. import calibration, contracts, measured, rubric
 from ..api import isolation_level
 from ..errors import RosterError
-from ..paths import DEFAULT_RUBRIC
+from ..request import GradeRequest
 from ..sandbox import student_python
-from ..suite import runner
 from . import current, records
 from .fingerprint import kit_fingerprint
 from .progress import Progress
@@ -34,6 +34,7 @@ from .runner import Setup, grade_one, kill_group
 from .unpack import fingerprint as fingerprint_of
 
 MANIFEST = "manifest.json"
+OLDER_FORMAT = "older format"  # why a record is regraded whole (records.older_format)
 # The reference solution's whole graded suite takes 9 s (a quiet machine) to 35-65 s (a busy one)
 # of wall time on the kit's machine, where the calibration yardstick (grader/calibration.py) took
 # the CPU time recorded in calibration.json. A student gets BUDGET_MARGIN times the busy time,
@@ -107,27 +108,20 @@ def grade_all(
     keep_stale: bool = False,
     budget: float | None = None,
     tests: str | None = None,
-    tests_dir: Path | None = None,
-    rubric_path: Path | None = None,
-    contract: str = "kit",
-    python: str | None = None,
+    request: GradeRequest | None = None,
     stream=None,
 ) -> dict:
     """Grade who needs it (see the module docstring); returns the output's manifest.
 
-    `contract="cs336"`: each submission is a CS336 repository (grader/cs336/), graded with that
-    contract's rubric unless `rubric_path` says otherwise."""
+    `tests`: regrade the tests this pytest -k expression selects, for everyone selected, into their
+    records. `request` (grader/request.py): how every student is graded (tests_dir, rubric_path,
+    contract, python, ignore_requires_python; its own `tests` is not read). With contract "cs336"
+    each submission is a CS336 repository (grader/cs336/), graded with that contract's rubric
+    unless `rubric_path` says otherwise."""
     entries, strays = discover(submissions)
-    deselect: tuple[str, ...] = ()
-    if contract == "cs336":  # imported here: the kit's handout leaves grader/cs336/ out
-        from ..cs336 import contract as cs336
-
-        rubric_path = rubric_path or cs336.RUBRIC
-        deselect = tuple(s.entry.id for s in cs336.not_in_contract(rubric_path))
-    elif contract != "kit":
-        raise RosterError(f"unknown contract {contract!r}")
-    rubric_path = Path(rubric_path or DEFAULT_RUBRIC)
-    tests_dir = Path(tests_dir or runner.DEFAULT_TESTS_DIR)
+    request = request or GradeRequest()
+    contract = contracts.resolve(request.contract, request.rubric_path)
+    rubric_path, tests_dir = contract.rubric, request.tests_dir
     entries_rubric = rubric.load(rubric_path)
     if not tests_dir.is_dir():
         raise RosterError(f"{tests_dir}: graded tests folder not found")
@@ -139,17 +133,17 @@ def grade_all(
     chosen = [e for e in mine if not only or e.student in only]
     out.mkdir(parents=True, exist_ok=True)
     records.collect_garbage(out)
-    kit = kit_fingerprint(tests_dir, rubric_path, contract)
+    kit = kit_fingerprint(tests_dir, rubric_path, contract.name)
+    python = student_python.checked(request.python) if request.python else None
     setup = Setup(
-        tests_dir=tests_dir.resolve(),
-        rubric_path=rubric_path.resolve(),
+        request=replace(
+            request, tests_dir=tests_dir.resolve(), rubric_path=rubric_path.resolve(), python=python
+        ),
+        contract=contract,
         entries=entries_rubric,
         kit=kit,
         isolation=isolation_level(),
         budget=budget or default_budget(),
-        contract=contract,
-        deselect=deselect,
-        python=student_python.checked(python) if python else None,
     )
     numbers = [e.number for e in sorted(entries_rubric, key=lambda e: rubric.number_key(e.number))]
     old = read_manifest(out) or {}
@@ -158,13 +152,22 @@ def grade_all(
     todo: list[tuple] = []
     kept: dict[str, list[str]] = {"current": [], "stale": []}  # chosen, and not regraded
     left: dict[str, list[str]] = {}  # not chosen (--only), by why they would be regraded
+    older: dict[str, int] = {}  # chosen students whose record is of an older format: regraded whole
     for e in mine:
         rec = records.read_record(records.record_path(out, e.student))
         why = _needs_grading(rec, kit, fps[e.student], numbers)
+        fmt = records.older_format(records.record_path(out, e.student)) if rec is None else None
+        if fmt is not None:
+            why = OLDER_FORMAT
         if e.student in pending["students"] and (rec is None or rec.get("run") != pending["run"]):
-            todo.append((e, pending["students"][e.student], rec))  # an interrupted run's work
+            todo.append(
+                (e, None if fmt else pending["students"][e.student], rec)
+            )  # an interrupted run's work
         elif e not in chosen:
             left.setdefault(why or "current", []).append(e.student)
+        elif fmt is not None:
+            older[e.student] = fmt
+            todo.append((e, None, None))
         elif force or tests:
             todo.append((e, tests, rec))
         elif why is None:
@@ -183,12 +186,12 @@ def grade_all(
         "strays": strays,
         "kit": kit,
         "rubric": current.rubric_table(entries_rubric),
-        "setup": current.setup(tests_dir, rubric_path, contract),
+        "setup": current.setup(tests_dir, rubric_path, contract.name),
         "submissions": fps,
         "pending": {"run": run_id, "students": {e.student: pat for e, pat, _ in todo}},
     }
     records.write_json_atomic(out / MANIFEST, manifest)
-    progress = Progress(len(todo), stream=stream, kept=kept, left=left, strays=strays)
+    progress = Progress(len(todo), stream=stream, kept=kept, left=left, strays=strays, older=older)
     with measured_once():
         if todo:
             with tempfile.TemporaryDirectory(prefix="bpe-kit-measure-") as scratch:

@@ -31,11 +31,18 @@ def columns(manifest: dict) -> list[str]:
     return [test_column(t) for t in manifest["rubric"]]
 
 
-def row(manifest: dict, student: str, rec: dict | None) -> dict:
+def row(manifest: dict, student: str, rec: dict | None, older: int | None = None) -> dict:
+    """`older`: the format of the student's record when it is of an older format (read as none)."""
     pending = manifest.get("pending") or {}
     interrupted = student in pending.get("students", {}) and (rec is None or rec.get("run") != pending["run"])
     if rec is None:
         status = records.INTERRUPTED if interrupted else "not_graded"
+        reason = "grading was interrupted; rerun to finish it" if interrupted else "not graded yet"
+        if older is not None and not interrupted:
+            reason = (
+                f"its record is of an older format ({older}; this farm writes {records.FORMAT}): "
+                "rerun `farm grade` to regrade it whole"
+            )
         return {
             "student": student,
             "status": status,
@@ -45,7 +52,7 @@ def row(manifest: dict, student: str, rec: dict | None) -> dict:
             "seconds": None,
             "isolation": "",
             "kit": "",
-            "reason": "grading was interrupted; rerun to finish it" if interrupted else "not graded yet",
+            "reason": reason,
             "points": {},
         }
     status, reason = rec["status"], rec["message"]
@@ -81,9 +88,12 @@ def row(manifest: dict, student: str, rec: dict | None) -> dict:
     }
 
 
-def rows(manifest: dict, recs: dict[str, dict]) -> tuple[list[str], list[dict]]:
+def rows(
+    manifest: dict, recs: dict[str, dict], older: dict[str, int] | None = None
+) -> tuple[list[str], list[dict]]:
     students = sorted(manifest["assigned"], key=roster_key)
-    return columns(manifest), [row(manifest, s, recs.get(s)) for s in students]
+    older = older or {}
+    return columns(manifest), [row(manifest, s, recs.get(s), older.get(s)) for s in students]
 
 
 def _num(x) -> str:
@@ -92,7 +102,7 @@ def _num(x) -> str:
 
 def write(out: Path, manifest: dict, recs: dict[str, dict]) -> list[dict]:
     """Write both files; returns the rows (for the terminal summary)."""
-    cols, table = rows(manifest, recs)
+    cols, table = rows(manifest, recs, records.older_records(out))
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["student", "status", "total", "stale", "seconds", "isolation", "kit", "reason", *cols])

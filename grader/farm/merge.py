@@ -2,7 +2,9 @@
 
 A merge writes nothing when anything is wrong: inputs graded by different kits (their grades are
 not comparable), a shard missing or given twice, inputs from different submission folders, an
-input whose run was interrupted, students graded nowhere. When shards overlap, the latest grading
+input whose run was interrupted, a record of an older format, students graded nowhere. A merge
+copies each student's record as it is: its grade was built, once, from its own raw records
+(grader/grade_builder.py), and a student is graded in one shard only. When shards overlap, the latest grading
 of a student wins, and the kept copy is named.
 """
 
@@ -93,6 +95,13 @@ def merge(inputs: list[Path], out: Path) -> tuple[MergeReport, dict | None, dict
             report.problems.append(
                 f"{p}: its run was interrupted before it finished "
                 f"({', '.join(sorted(m['pending']['students'], key=roster_key))}); rerun it first"
+            )
+    for p, m, _ in loaded:
+        older = {s: f for s, f in records.older_records(p).items() if s in m["assigned"]}
+        if older:
+            report.problems.append(
+                f"{p}: {len(older)} record(s) of an older format ({', '.join(sorted(older, key=roster_key))}), "
+                f"which this farm (format {records.FORMAT}) cannot rebuild; regrade them with `farm grade` first"
             )
     _check_shards([(p, m) for p, m, _ in loaded], report)
     rosters = {tuple(m["roster"]) for _, m, _ in loaded}

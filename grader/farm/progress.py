@@ -13,6 +13,7 @@ _LEFT = {
     "stale": "stale",
     "new": "not graded yet",
     "incomplete": "incomplete",
+    "older format": "of an older record format",
     records.GRADER_ERROR: "grader error",
     records.INTERRUPTED: "interrupted",
 }
@@ -24,10 +25,13 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    def __init__(self, total: int, *, stream=None, kept=None, left=None, strays=(), width: int = 28):
+    def __init__(
+        self, total: int, *, stream=None, kept=None, left=None, strays=(), older=None, width: int = 28
+    ):
         """`kept`: the selected students not regraded, {"current": [...], "stale": [...]} (kept by
         --keep-stale); `left`: the students --only left out, by their state ("current", "stale",
-        "new", ...), so every count printed says what happened to whom."""
+        "new", ...), so every count printed says what happened to whom; `older`: {student: format}
+        of the selected students whose record is of an older format, regraded whole."""
         self.stream = stream if stream is not None else sys.stderr
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.total, self.done, self.width = total, 0, width
@@ -43,6 +47,12 @@ class Progress:
             self._line(
                 f"STALE: {len(stale)} student(s) kept by --keep-stale have results graded by another kit "
                 f"or submission than today's: {', '.join(stale)}"
+            )
+        if older:
+            self._line(
+                f"{len(older)} record(s) of an older format (format {', '.join(map(str, sorted(set(older.values()))))}; "
+                f"this farm writes format {records.FORMAT}, which keeps the raw records a grade is built from) "
+                f"are regraded whole, --tests or not: {', '.join(older)}"
             )
         if left:
             states = ", ".join(f"{len(v)} {_LEFT.get(k, k)}" for k, v in sorted(left.items()))

@@ -6,9 +6,13 @@ written into a new version, then the link is replaced by an atomic rename. A run
 instant, by any signal, leaves each student with the complete previous version or the complete new
 one, never a mix.
 
-A record keeps its results per test, each with the fingerprints of the kit and the submission that
-produced it (grader/farm/fingerprint.py): partial regrades merge into it, and a test graded by
-another kit or another submission than today's is stale.
+A record keeps the raw per-test records its grade is built from (`suite`, grader/suite/outcome.py)
+and the grade built from them (`tests`, results.json-shaped), each with the fingerprints of the kit
+and the submission that produced it (grader/farm/fingerprint.py): a partial regrade replaces the
+raw records of the tests it grades and the grade is built again over them all
+(grader/grade_builder.py), and a test graded by another kit or another submission than today's is
+stale. A record of an older format cannot be rebuilt so: it reads as missing, and is regraded whole
+(`older_format` says why).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-FORMAT = 2
+FORMAT = 3  # 3: the raw records (`suite`) and `full_run` are kept
 GRADED = "graded"
 UNREADABLE = "unreadable_submission"
 TIMED_OUT = "timed_out"
@@ -95,6 +99,29 @@ def read_record(path: Path) -> dict | None:
     ):
         return None
     return data
+
+
+def older_format(path: Path) -> int | None:
+    """The format of the record at `path` when it is a record of an older format than this farm's
+    (it is regraded whole: its grade cannot be rebuilt from raw records it lacks); else None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    fmt = data.get("format") if isinstance(data, dict) else None
+    return fmt if isinstance(fmt, int) and not isinstance(fmt, bool) and fmt < FORMAT else None
+
+
+def older_records(out: Path) -> dict[str, int]:
+    """{student: format} of the records under `out` of an older format than this farm's."""
+    found = {}
+    root = out / "students"
+    if root.is_dir():
+        for d in sorted(root.iterdir()):
+            fmt = None if d.name.startswith(".") else older_format(d / "record.json")
+            if fmt is not None:
+                found[d.name] = fmt
+    return found
 
 
 def read_records(out: Path) -> dict[str, dict]:

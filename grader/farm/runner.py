@@ -18,12 +18,16 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .. import report, rubric, scoring
+from .. import grade_builder, report, rubric
+from ..contracts import CS336, Contract
 from ..errors import PythonError, RubricError, SubmissionError, SuiteError
+from ..grade_builder import GradeMore
+from ..request import GradeRequest
+from ..sandbox.student_python import Mismatch
 from ..suite import outcome, runner
 from . import records
 from .roster import Entry
@@ -34,21 +38,18 @@ from .unpack import prepare
 class Setup:
     """What grades every student of a run alike (computed once per run)."""
 
-    tests_dir: Path
-    rubric_path: Path
+    request: GradeRequest  # the run's grade options (tests_dir, rubric, contract, python...)
+    contract: Contract  # request.contract, resolved (grader/contracts.py)
     entries: list[rubric.Entry]
     kit: str  # grader.farm.fingerprint.kit_fingerprint
-    isolation: str
+    isolation: str  # the isolation level its workers get (recorded with every result)
     budget: float
-    contract: str = "kit"  # kit | cs336 (grader/cs336/)
-    deselect: tuple[str, ...] = ()  # the graded tests the contract leaves out
-    python: str | None = None  # `--python`: the worker's interpreter for every submission
 
 
 @dataclass(frozen=True)
 class Outcome:
     status: str
-    tests: list[dict]  # this run's tests, results.json-shaped, in rubric order
+    records: list[dict]  # this run's raw per-test records (grader/suite/outcome.py)
     message: str = ""
     running: str = ""  # timed_out: the test that was running
 
@@ -98,9 +99,9 @@ def _entry_name(setup: Setup, nodeid: str) -> str:
     return nodeid
 
 
-def _tests(setup: Setup, recs: list[dict], *, partial: bool) -> list[dict]:
-    scored = scoring.score(setup.entries, recs, partial_run=partial)
-    return report.results_json(scored, execution_time=0.0, isolation=setup.isolation)["tests"]
+def _covered(setup: Setup, recs: list[dict]) -> int:
+    """How many rubric tests the records are of."""
+    return sum(any(e.covers(r["nodeid"]) for r in recs) for e in setup.entries)
 
 
 def run_student(
@@ -108,31 +109,23 @@ def run_student(
     scratch: Path,
     log: Path,
     setup: Setup,
+    request: GradeRequest,
     *,
-    pattern: str | None,
-    hide: tuple[Path, ...],
     live: set,
     stop: threading.Event,
-    python: str | None = None,
+    node_ids: list[str] | None = None,
 ) -> Outcome | None:
-    """The outcome of grading one unpacked submission; None if the run was stopped meanwhile.
-
-    `python`: the worker's interpreter (a CS336 repository's own venv, when it has one)."""
+    """The outcome of grading one unpacked submission as `request` asks (the run's, with this
+    student's tests, hidden folders and interpreter); None if the run was stopped meanwhile.
+    `node_ids`: only those tests."""
     cmd = runner.suite_command(
-        pkg_parent,
-        scratch,
-        tests_dir=setup.tests_dir,
-        pattern=pattern,
-        hide=hide,
-        contract=setup.contract,
-        python=python,
-        deselect=setup.deselect,
+        pkg_parent, scratch, request, node_ids=node_ids, deselect=setup.contract.deselect
     )
     argv = [sys.executable, "-m", "grader.farm.launch", str(os.getpid()), "--", *cmd.argv]
     timed_out = False
     if stop.is_set():
         return None
-    with log.open("wb") as logf:
+    with log.open("ab") as logf:
         proc = subprocess.Popen(
             argv,
             cwd=cmd.cwd,
@@ -157,48 +150,74 @@ def run_student(
         done = {r["nodeid"] for r in recs}
         running = next((n for n in reversed(started) if n not in done), "")
         running = _entry_name(setup, running) if running else ""
-        tests = _tests(setup, recs, partial=True)
         return Outcome(
             records.TIMED_OUT,
-            tests,
+            recs,
             f"stopped after its {setup.budget:g} s budget"
             + (f" while running {running}" if running else "")
-            + f"; {len(tests)} test(s) had finished",
+            + f"; {_covered(setup, recs)} test(s) had finished",
             running,
         )
     try:
         recs = runner.suite_records(cmd, rc, _tail(log, 6000))
-        tests = _tests(setup, recs, partial=bool(pattern))
-    except (SuiteError, RubricError) as e:
+    except SuiteError as e:
         return Outcome(records.GRADER_ERROR, [], str(e))
-    if pattern and not tests:
-        return Outcome(records.GRADER_ERROR, [], f"--tests {pattern!r} selects none of the graded tests")
-    return Outcome(records.GRADED, tests)
+    if request.tests and not _covered(setup, recs):
+        return Outcome(
+            records.GRADER_ERROR, [], f"--tests {request.tests!r} selects none of the graded tests"
+        )
+    return Outcome(records.GRADED, recs)
 
 
-def staged(path: Path, scratch: Path, setup: Setup, stack: contextlib.ExitStack) -> tuple[Path, str | None]:
-    """(the folder holding `bpe/`, the worker's interpreter or None) for one upload.
+def staged(
+    path: Path, scratch: Path, setup: Setup, stack: contextlib.ExitStack
+) -> tuple[Path, str | None, Mismatch | None]:
+    """(the folder holding `bpe/`, the worker's interpreter or None, the requires-python it was let
+    miss or None) for one upload.
 
     A CS336 repository is staged behind the `bpe` shim (grader/cs336/intake.py) for as long as
     `stack` lasts, and graded under `--python`, else its own .venv's interpreter when it has one;
-    an interpreter outside its `requires-python` raises PythonError."""
-    if setup.contract != "cs336":
-        return prepare(path, scratch), setup.python
-    from ..cs336 import intake as cs336_intake
-    from ..sandbox import student_python
-
-    repo = stack.enter_context(cs336_intake.opened(path))
-    python = setup.python or student_python.default_for(repo.repo)
-    cs336_intake.check_python(repo.repo, python)
-    return repo.parent, python
+    an interpreter outside its `requires-python` raises PythonError, unless the run ignores it."""
+    if setup.contract.name != CS336:
+        return prepare(path, scratch), setup.request.python, None
+    parent, repo = stack.enter_context(setup.contract.opened(path))
+    python, ignored = setup.contract.worker_python(
+        repo, setup.request.python, setup.request.ignore_requires_python
+    )
+    return parent, python, ignored
 
 
-def merged_tests(setup: Setup, previous: dict | None, new: list[dict]) -> list[dict]:
-    """The previous record's tests overlaid by this run's, for the rubric's tests, in rubric order."""
-    by_number = {t["number"]: t for t in (previous or {}).get("tests", [])}
-    by_number.update({t["number"]: t for t in new})
-    order = [e.number for e in sorted(setup.entries, key=lambda e: rubric.number_key(e.number))]
-    return [by_number[n] for n in order if n in by_number]
+def rebuilt(
+    setup: Setup,
+    previous: dict | None,
+    fresh: list[dict],
+    *,
+    submission: str,
+    replaces_all: bool,
+    grade_more: GradeMore | None = None,
+) -> tuple[list[dict], list[dict], bool]:
+    """(the record's raw records, its results.json-shaped tests, whether a full run is among them)
+    after this run's `fresh` records (of `submission`, by this kit: each record says so): the previous record's
+    records with those of the tests this run graded replaced, and the grade built over them all by
+    the one builder (grader/grade_builder.py), so a partial regrade charges a fault as a full grade
+    does. `replaces_all`: this run graded every test (the previous records are dropped)."""
+    kept = [] if replaces_all or previous is None else previous.get("suite", [])
+    full = replaces_all or bool(previous and previous.get("full_run") and kept)
+    fresh = [dict(r, kit=setup.kit, submission=submission) for r in fresh]
+    union = grade_builder.replaced(setup.entries, kept, fresh)
+    left_out = set(setup.contract.deselect)
+    built = grade_builder.build(
+        setup.entries, union, partial=not full, left_out=left_out, grade_more=grade_more
+    )
+    if built.more:  # the earlier tests graded for the charges are part of the record: shown too
+        built = grade_builder.build(setup.entries, built.records, partial=not full, left_out=left_out)
+    shaped = report.results_json(built.scored, execution_time=0.0, isolation=setup.isolation)["tests"]
+    tests = []
+    for s, t in zip(built.scored, shaped, strict=True):
+        mine = [r for r in built.records if s.entry.covers(r["nodeid"])]
+        tag = mine[0] if mine else {"kit": setup.kit, "submission": submission}  # not run: this run's
+        tests.append(dict(t, kit=tag.get("kit"), submission=tag.get("submission")))
+    return built.records, tests, full
 
 
 def grade_one(
@@ -213,7 +232,8 @@ def grade_one(
     live: set,
     stop: threading.Event,
 ) -> dict | None:
-    """Grade `entry`, commit its record under `out` and return it; None if the run was stopped."""
+    """Grade `entry`, commit its record under `out` and return it; None if the run was stopped.
+    `pattern`: regrade only the tests it selects, into `previous`."""
     started = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bpe-farm-") as scratch, contextlib.ExitStack() as stack:
@@ -221,37 +241,63 @@ def grade_one(
         log = scratch / "grader.log"
         log.touch()
         (scratch / "unpacked").mkdir()
+        ignored, grade_more = None, None
         try:
-            pkg_parent, python = staged(entry.path, scratch / "unpacked", setup, stack)
+            pkg_parent, python, ignored = staged(entry.path, scratch / "unpacked", setup, stack)
         except SubmissionError as e:
             result = Outcome(records.UNREADABLE, [], str(e))
         except PythonError as e:  # the course's to fix (another --python), then rerun
             result = Outcome(records.GRADER_ERROR, [], str(e))
         else:
-            (scratch / "run").mkdir()
-            try:
-                result = run_student(
+            request = replace(
+                setup.request,
+                tests=pattern,
+                # The outputs, and the other students' submissions (theirs is copied in).
+                hide=(out.resolve(), entry.path.parent.resolve()),
+                python=python,
+            )
+            more_runs = iter(range(1, 1000))
+
+            def grade_more(ids: list[str]) -> list[dict]:
+                """The records of earlier tests a proven fault needs (a run of their own)."""
+                work = scratch / f"more-{next(more_runs)}"
+                work.mkdir()
+                more = run_student(
                     pkg_parent,
-                    scratch / "run",
+                    work,
                     log,
                     setup,
-                    pattern=pattern,
-                    # The outputs, and the other students' submissions (theirs is copied in).
-                    hide=(out.resolve(), entry.path.parent.resolve()),
+                    replace(request, tests=None),
                     live=live,
                     stop=stop,
-                    python=python,
+                    node_ids=ids,
                 )
+                return more.records if more is not None and more.status == records.GRADED else []
+
+            (scratch / "run").mkdir()
+            try:
+                result = run_student(pkg_parent, scratch / "run", log, setup, request, live=live, stop=stop)
             except OSError as e:
                 result = Outcome(records.GRADER_ERROR, [], f"could not start the graded suite: {e}")
         if result is None or stop.is_set():
             return None
-        fresh = [dict(t, kit=setup.kit, submission=submission) for t in result.tests]
-        if result.status == records.UNREADABLE:
-            tests = []
-        else:
+        suite, tests, full = [], [], False
+        if result.status != records.UNREADABLE:
             keep = previous if previous and previous["status"] != records.UNREADABLE else None
-            tests = merged_tests(setup, keep, fresh)
+            try:
+                suite, tests, full = rebuilt(
+                    setup,
+                    keep,
+                    result.records,
+                    submission=submission,
+                    replaces_all=result.status == records.GRADED and not pattern,
+                    grade_more=grade_more if result.status == records.GRADED and pattern else None,
+                )
+            except RubricError as e:
+                result = Outcome(records.GRADER_ERROR, [], str(e))
+                suite, tests, full = rebuilt(setup, keep, [], submission=submission, replaces_all=False)
+        if stop.is_set():
+            return None
         rec = {
             "format": records.FORMAT,
             "student": entry.student,
@@ -264,16 +310,23 @@ def grade_one(
             "running": result.running,
             "details": _tail(log, 6000) if result.status == records.GRADER_ERROR else "",
             "isolation": setup.isolation,
+            "suite": suite,  # the raw per-test records the grade is built from (grader/grade_builder.py)
+            "full_run": full,  # a full run is among them: a rubric test without records was not run
             "tests": tests,
             "score": 0.0 if result.status == records.UNREADABLE else records.total(tests),
             "max_score": float(sum(e.points for e in setup.entries)),
             # Timings are kept apart so that outputs can be compared with them stripped.
             "timing": {"started": started, "seconds": round(time.monotonic() - t0, 3)},
         }
+        if ignored is not None:
+            rec["requires_python_ignored"] = ignored.data()
+        extra = {"isolation": setup.isolation, "status": rec["status"], "kit": setup.kit}
+        if ignored is not None:
+            extra["requires_python_ignored"] = ignored.data()
         results = {
             "score": rec["score"],
             "tests": [{k: v for k, v in t.items() if k not in ("kit", "submission")} for t in tests],
-            "extra_data": {"isolation": setup.isolation, "status": rec["status"], "kit": setup.kit},
+            "extra_data": extra,
         }
         records.commit(
             out,

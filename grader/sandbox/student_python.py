@@ -10,12 +10,16 @@ read-only, at their own paths.
 
 from __future__ import annotations
 
+import glob
 import os
 import re
+import shutil
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PythonError
+from ..i18n import _
 
 COVERED = ("/tmp", "/var/tmp", "/dev", "/proc")  # covered by the mount plan besides its hides
 
@@ -50,6 +54,103 @@ def version(python: str | None) -> str | None:
                 return value.strip()
     found = re.fullmatch(r"python(\d+\.\d+)", os.path.basename(os.path.realpath(python)))
     return found.group(1) if found else None
+
+
+def pyenv_root() -> Path:
+    return Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+
+
+def found() -> list[tuple[str, str]]:
+    """(path, full version) of the interpreters on this machine whose full version is known without
+    running them: pyenv's (its versions/ folder names them), those in PATH that lead to one or sit
+    in a venv, and the grader's own. An X.Y-only name (/usr/bin/python3.11) is left out: it says
+    nothing of its patch version, which `==3.12` is about."""
+    seen: dict[str, tuple[str, str]] = {}
+
+    def add(path: str, ver: str | None) -> None:
+        if ver and re.fullmatch(r"\d+\.\d+\.\d+", ver) and os.path.realpath(path) not in seen:
+            seen[os.path.realpath(path)] = (path, ver)
+
+    own = sys.executable
+    add(own, ".".join(map(str, sys.version_info[:3])))
+    for folder in sorted(glob.glob(str(pyenv_root() / "versions" / "*"))):
+        add(os.path.join(folder, "bin", "python"), os.path.basename(folder))
+    versions = str(pyenv_root() / "versions") + os.sep
+    for name in ("python3", *(f"python3.{minor}" for minor in range(6, 20))):
+        path = shutil.which(name)
+        if not path:
+            continue
+        real = os.path.realpath(path)
+        if real.startswith(versions):
+            add(path, real[len(versions) :].split(os.sep)[0])
+        elif os.path.isfile(Path(os.path.dirname(os.path.dirname(path)), "pyvenv.cfg")):
+            add(path, version(path))
+    return sorted(seen.values(), key=lambda pv: tuple(int(x) for x in pv[1].split(".")))
+
+
+def matching(spec) -> list[str]:
+    """The interpreters `found` here whose version `spec` (a packaging SpecifierSet) contains."""
+    return [path for path, ver in found() if spec.contains(ver, prereleases=True)]
+
+
+def exact_pins(spec) -> list[str]:
+    """The `==X.Y` specifiers of `spec` that pin a version shorter than X.Y.Z: PEP 440 pads them
+    with zeros, so `==3.12` is 3.12.0 alone (`==3.12.*` is any 3.12)."""
+    return [
+        str(s)
+        for s in spec
+        if s.operator == "==" and not s.version.endswith(".*") and s.version.count(".") < 2
+    ]
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """An interpreter outside a repository's `requires-python`, graded under anyway
+    (`--ignore-requires-python`): the report records it."""
+
+    requires: str
+    version: str
+    python: str
+
+    def data(self) -> dict:
+        return {"requires_python": self.requires, "version": self.version, "python": self.python}
+
+    def said(self) -> str:
+        return _(
+            "Graded with --ignore-requires-python: Python {version} ({python}), which the "
+            "repository's requires-python = {spec} excludes."
+        ).format(version=self.version, python=self.python, spec=repr(self.requires))
+
+    def refusal(self, repo: Path, spec) -> str:
+        """Why the interpreter is refused, what `requires-python` means, what would match here."""
+        said = _(
+            "{repo}: its pyproject.toml has requires-python = {spec}, but it would be graded with "
+            "Python {version} ({python})."
+        ).format(repo=repo, spec=repr(self.requires), version=self.version, python=self.python)
+        pins = exact_pins(spec)
+        if pins:
+            said += " " + _(
+                "{pin} means exactly {padded} (PEP 440 pads the missing parts with zeros); "
+                "{wildcard} would mean any {short}."
+            ).format(
+                pin=pins[0],
+                padded=pins[0][2:] + ".0",
+                wildcard=pins[0] + ".*",
+                short=pins[0][2:],
+            )
+        here = matching(spec)
+        if here:
+            said += " " + _("Interpreters here that match: {paths}.").format(paths=", ".join(here))
+        else:
+            said += " " + _("No interpreter found here (PATH, pyenv) matches it.")
+        return (
+            said
+            + " "
+            + _(
+                "Give one with --python PATH, or grade under this one anyway with --ignore-requires-python "
+                "(the report records it)."
+            )
+        )
 
 
 def roots(python: str) -> list[str]:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import i18n
-from ..api import CONTRACTS
+from ..contracts import NAMES as CONTRACTS
 from ..errors import RosterError, RubricError, StaffFileError
 
 COMMANDS = ("collect", "finalize", "release", "similarity")

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from .. import i18n, measured
+from .. import contracts, i18n, measured
 from ..calibration import MAX_CHILDREN
 from ..sandbox.box import LEVELS
 from . import outcome
@@ -51,7 +51,7 @@ def pytest_addoption(parser):
     )
     group.addoption(
         "--contract",
-        choices=("kit", "cs336"),
+        choices=contracts.NAMES,
         default="kit",
         help="whose rules the tests apply (see grader/cs336/); the tests read it as bpe.kit.contract",
     )

@@ -24,10 +24,14 @@ from pathlib import Path
 from .. import i18n, measured
 from ..errors import SuiteError
 from ..i18n import _
-from ..paths import DEFAULT_TESTS_DIR, KIT_ROOT
+from ..paths import KIT_ROOT
+from ..request import GradeRequest
 
 DEFAULT_TEST_TIMEOUT = 60
-EFFICIENCY = "test_efficiency.py"  # the tests a second process runs (`shards`)
+EFFICIENCY = "test_efficiency.py"
+DEFAULT_REQUEST = (
+    GradeRequest()
+)  # a full grade, every option at its default  # the tests a second process runs (`shards`)
 
 
 def default_jobs() -> int:
@@ -69,25 +73,20 @@ class SuiteCommand:
 def suite_command(
     package_parent: Path,
     workdir: Path,
+    request: GradeRequest = DEFAULT_REQUEST,
     *,
-    tests_dir: Path = DEFAULT_TESTS_DIR,
-    pattern: str | None = None,
     node_ids: list[str] | None = None,
-    inprocess: bool = False,
-    hide: tuple[Path, ...] = (),
-    isolation: str = "auto",
-    contract: str = "kit",
-    python: str | None = None,
     deselect: tuple[str, ...] = (),
     ignore: tuple[str, ...] = (),
 ) -> SuiteCommand:
-    """The pytest command that grades `package_parent`, with its scratch files in `workdir`.
+    """The pytest command that grades `package_parent` as `request` asks (its tests_dir, tests as
+    a pytest -k expression, inprocess, hide, isolation, contract, python: the worker's interpreter,
+    grader/sandbox/student_python.py), with its scratch files in `workdir`.
 
-    `node_ids` (relative to `tests_dir`) runs only those tests, `ignore` leaves those files out
-    (relative too); `pattern` is a pytest -k expression;
-    `contract` whose rules the tests apply (grader/cs336/), `deselect` the tests it leaves out (not
-    run at all); `python` the worker's interpreter (grader/sandbox/student_python.py). The feedback
+    `node_ids` (relative to the tests folder) runs only those tests, `ignore` leaves those files
+    out (relative too), `deselect` the tests the contract leaves out (not run at all). The feedback
     is written in this process's language (grader/i18n.py)."""
+    tests_dir, pattern, python = request.tests_dir, request.tests, request.python
     tests_dir = Path(tests_dir).resolve()
     if not tests_dir.is_dir():
         raise SuiteError(_("{folder}: graded tests folder not found").format(folder=tests_dir))
@@ -126,11 +125,18 @@ def suite_command(
         "--grader-journal",
         str(journal),
     ]
-    if inprocess:
+    if request.inprocess:
         argv.append("--inprocess")
-    for folder in hide:
+    for folder in request.hide:
         argv += ["--worker-hide", str(folder)]
-    argv += ["--worker-isolation", isolation, "--contract", contract, "--grader-lang", i18n.current()]
+    argv += [
+        "--worker-isolation",
+        request.isolation,
+        "--contract",
+        request.contract,
+        "--grader-lang",
+        i18n.current(),
+    ]
     if python:
         argv += ["--worker-python", python]
     for nodeid in deselect:
@@ -167,37 +173,28 @@ def suite_records(cmd: SuiteCommand, returncode: int, output: str) -> list[dict]
 
 def run_suite(
     package_parent: Path,
+    request: GradeRequest = DEFAULT_REQUEST,
     *,
-    tests_dir: Path = DEFAULT_TESTS_DIR,
-    pattern: str | None = None,
     node_ids: list[str] | None = None,
-    timeout_total: float | None = None,
-    jobs: int = 1,
-    **options,
+    deselect: tuple[str, ...] = (),
 ) -> list[dict]:
     """Per-test records (see grader/suite/outcome.py) of the graded suite run against
-    `package_parent`, in up to `jobs` pytest processes at once (`shards`); `options` are
-    `suite_command`'s (inprocess, hide, isolation, contract, python, deselect)."""
+    `package_parent` as `request` asks, in up to `request.jobs` pytest processes at once (`shards`),
+    within its `timeout_total`; `node_ids`, `deselect` as for `suite_command`."""
     with tempfile.TemporaryDirectory(prefix="bpe-kit-run-") as tmp:
         # The grade's processes measure the machine once between them (grader/measured.py), unless
         # the caller's run (a farm, the kit's tests) already shares one measurement.
         shared_env = {} if measured.run_file() else {measured.ENV: str(Path(tmp) / "machine.json")}
         commands = []
-        for k, (ids, ignore) in enumerate(shards(tests_dir, node_ids, pattern, jobs)):
+        for k, (ids, ignore) in enumerate(shards(request.tests_dir, node_ids, request.tests, request.jobs)):
             workdir = Path(tmp) / str(k)
             workdir.mkdir()
             cmd = suite_command(
-                package_parent,
-                workdir,
-                tests_dir=tests_dir,
-                pattern=pattern,
-                node_ids=ids,
-                ignore=ignore,
-                **options,
+                package_parent, workdir, request, node_ids=ids, deselect=deselect, ignore=ignore
             )
             cmd.env.update(shared_env)
             commands.append(cmd)
-        finished = _run_together(commands, timeout_total)
+        finished = _run_together(commands, request.timeout_total)
         return [
             record
             for cmd, (code, output) in zip(commands, finished)

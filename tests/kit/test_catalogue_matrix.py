@@ -17,8 +17,11 @@ import kill_matrix
 import pytest
 from prefetch import Prefetch, row_group, selected_params
 
-from grader import rubric
+from grader import contracts, rubric
+from grader.farm import records, runner
+from grader.farm.runner import Setup
 from grader.paths import DEFAULT_RUBRIC
+from grader.request import GradeRequest
 from grader.sandbox.isolation import Isolation
 
 WHOLE = "BPE_KIT_CATALOGUE=smoke: a quick run grades only the smoke rows (the whole catalogue takes ~4 min on 2 cores)"
@@ -45,7 +48,13 @@ def gradings(request, tmp_path_factory):
         name = key.partition("#")[0]
         entry = catalogue.by_name(name)
         sub = catalogue.materialize(entry, work / key / "submission")
-        return jail.grade_in_jail(sub, work / key / "out", tests=entry.select or None, linger=entry.linger)
+        return jail.grade_in_jail(
+            sub,
+            work / key / "out",
+            tests=entry.select or None,
+            linger=entry.linger,
+            suite_records=work / key / "records" / "suite.json",
+        )
 
     pool = Prefetch(job)
     wanted = lambda n: catalogue.by_name(n).smoke or catalogue.grade_all()  # noqa: E731
@@ -105,6 +114,56 @@ def test_grade_matches_kill_matrix(name, gradings):
     observed = {n: c == "x" for n, c in kill_matrix.cells_of(results).items() if n != kill_matrix.LOST}
     differ = {n: lost for n, lost in observed.items() if rows[name].get(n) != lost}
     assert not differ, f"{name}: this grading and kill_matrix.md disagree on {sorted(differ)}"
+
+
+def _suite_records(name: str, done: jail.Jailed) -> list[dict]:
+    """The raw records the row's grade was built from (`bpe-kit grade --suite-records`)."""
+    assert done.suite_records is not None, f"{name}: the grading wrote no --suite-records"
+    return done.suite_records
+
+
+def _farm_setup() -> Setup:
+    return Setup(
+        request=GradeRequest(),
+        contract=contracts.resolve("kit"),
+        entries=rubric.load(DEFAULT_RUBRIC),
+        kit="kit",
+        isolation="test",
+        budget=1.0,
+    )
+
+
+def _grade(tests: list[dict]) -> list[tuple]:
+    return [(t["number"], t["score"], t["status"], (t.get("extra_data") or {}).get("charged")) for t in tests]
+
+
+@pytest.mark.parametrize("name", [_param(e) for e in ENTRIES])
+def test_a_partial_farm_regrade_moves_no_total(name, gradings):
+    """The row's records, as the farm's record of a grade (built by the one builder, as `bpe-kit
+    grade` built the row's results.json), then every single test and every Part regraded with the
+    same records through the farm's merge-and-build path: no total, score or status moves."""
+    done = gradings.result(name)
+    results = _check_clean_run(name, done)
+    setup, recs = _farm_setup(), _suite_records(name, done)
+    suite, tests, full = runner.rebuilt(
+        setup, None, recs, submission="s", replaces_all=not catalogue.by_name(name).select
+    )
+    by_number = {t[0]: t for t in _grade(tests)}
+    assert [by_number[t[0]] for t in _grade(results["tests"])] == _grade(results["tests"]), (
+        f"{name}: the farm builds another grade than `bpe-kit grade` from the same records"
+    )
+    previous = {"status": "graded", "suite": suite, "full_run": full}
+    total = records.total(tests)
+    covered = [e for e in setup.entries if any(e.covers(r["nodeid"]) for r in recs)]
+    subsets = [[e] for e in covered] + [
+        [e for e in covered if str(e.part) == part] for part in dict.fromkeys(str(e.part) for e in covered)
+    ]
+    for subset in subsets:
+        fresh = [r for r in recs if any(e.covers(r["nodeid"]) for e in subset)]
+        _, again, _ = runner.rebuilt(setup, previous, fresh, submission="s", replaces_all=False)
+        said = ", ".join(e.number for e in subset)
+        assert records.total(again) == total, f"{name}: regrading {said} moved the total"
+        assert _grade(again) == _grade(tests), f"{name}: regrading {said} moved a test's grade"
 
 
 def _comparable(results: dict) -> dict:

@@ -14,6 +14,7 @@ import pytest
 from grader import calibration, measured
 from grader.farm import batch
 from grader.paths import KIT_ROOT
+from grader.request import GradeRequest
 
 # A grading process asks for a figure whose measuring is logged to a file, so the test counts how
 # many measured; it sleeps while measuring, so concurrent askers really meet the lock.
@@ -118,7 +119,9 @@ def test_the_gradings_of_a_run_share_hypothesis_unicode_tables(tmp_path):
     from grader.suite import runner
 
     run_file = tmp_path / "run" / "machine.json"
-    cmd = runner.suite_command(KIT_ROOT / "solution", tmp_path, pattern="test_round_trip_property")
+    cmd = runner.suite_command(
+        KIT_ROOT / "solution", tmp_path, GradeRequest(tests="test_round_trip_property")
+    )
     env = dict(cmd.env, **{measured.ENV: str(run_file)})
     done = subprocess.run(cmd.argv, env=env, cwd=cmd.cwd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:]

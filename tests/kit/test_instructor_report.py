@@ -11,6 +11,7 @@ from report_dom import CHROMIUM, Dom, dump_dom
 
 from grader.farm import records, report, report_view
 from grader.farm.batch import grade_all
+from grader.request import GradeRequest
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,12 @@ def klass(tmp_path_factory):
     (subs / "eve.zip").write_bytes(b"junk")
     out = root / "out"
     manifest = grade_all(
-        subs, out, tests_dir=tests, rubric_path=rubric, budget=120, jobs=2, stream=io.StringIO()
+        subs,
+        out,
+        request=GradeRequest(tests_dir=tests, rubric_path=rubric),
+        budget=120,
+        jobs=2,
+        stream=io.StringIO(),
     )
     recs = records.read_records(out)
     return out, recs, report.write(out, manifest, recs)

@@ -10,6 +10,7 @@ from instructor_fakes import HANG_BUDGET, make_submission
 from staff_fakes import write_suite
 
 from grader.farm.batch import MANIFEST, grade_all
+from grader.request import GradeRequest
 from grader.staff.class_results import read_class
 from grader.staff.class_roster import Roster, Student
 from grader.staff.final_grades import compute
@@ -24,7 +25,7 @@ def test_only_current_complete_records_are_grades(tmp_path):
     make_submission(subs, "cat", points=("1.1", "2.1"))
     make_submission(subs, "dan", points=("1.1", "1.2", "2.1", "3.1"))
     make_submission(subs, "eve", points=("2.1",))
-    run = {"tests_dir": tests, "rubric_path": rubric, "stream": io.StringIO()}
+    run = {"request": GradeRequest(tests_dir=tests, rubric_path=rubric), "stream": io.StringIO()}
     grade_all(subs, out, only=["bob"], budget=HANG_BUDGET, **run)  # his endless loop burns it all
     grade_all(subs, out, only=["ann", "cat", "eve"], budget=120, jobs=2, **run)
     grade_all(subs, out, only=["dan"], tests="test_merge", budget=120, **run)  # 1.1 only

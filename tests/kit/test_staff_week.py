@@ -15,6 +15,7 @@ from staff_fakes import KIT, canvas_zip, renamed, write_starter, write_suite
 from grader.farm import records
 from grader.farm.__main__ import main as farm
 from grader.farm.batch import grade_all
+from grader.request import GradeRequest
 
 pytest.importorskip("jinja2")
 pytest.importorskip("copydetect")
@@ -161,7 +162,12 @@ def test_the_week(week, capsys):
     # grade: the farm as it is, through the real grader, with the fake suite
     tests, rubric = write_suite(week / "suite")
     manifest = grade_all(
-        subs, out, tests_dir=tests, rubric_path=rubric, budget=120, jobs=2, stream=io.StringIO()
+        subs,
+        out,
+        request=GradeRequest(tests_dir=tests, rubric_path=rubric),
+        budget=120,
+        jobs=2,
+        stream=io.StringIO(),
     )
     assert manifest["assigned"] == [f"s{i:02d}" for i in range(1, 11) if i != 9]
     assert {s: r["status"] for s, r in records.read_records(out).items()} == dict.fromkeys(

@@ -43,6 +43,7 @@ class Jailed:
     out_files: list[str]  # names in the out dir after grading
     seconds: float
     left_in_tmp: list[str] | None = None  # with `private_tmp`: what the run left in /tmp
+    suite_records: list[dict] | None = None  # grade_in_jail(suite_records=...): the file, parsed
 
 
 def grade_in_jail(
@@ -55,27 +56,40 @@ def grade_in_jail(
     readonly: bool = True,
     options: tuple[str, ...] = (),
     user: str | None = None,
+    suite_records: Path | None = None,
 ) -> Jailed:
     """Grade `submission` into `out` (created here) through the kit's CLI, jailed; `options` are
-    more CLI arguments (e.g. `--isolation process-group`); `user`: grade as that ordinary user."""
+    more CLI arguments (e.g. `--isolation process-group`); `user`: grade as that ordinary user;
+    `suite_records`: a file, outside `out`, for the suite's raw records (`--suite-records`)."""
     # One process per grade: the kit's tests already fill every core with gradings (xdist).
     argv = [sys.executable, "-m", "grader", "grade", str(submission), "--out", str(out), "--jobs", "1"]
     if tests:
         argv += ["--tests", tests]
+    reach = [str(Path(submission).resolve()), str(out)]
+    if suite_records is not None:
+        Path(suite_records).parent.mkdir(parents=True, exist_ok=True)
+        argv += ["--suite-records", str(suite_records)]
+        reach.append(str(Path(suite_records).parent))
     argv += list(options)
     out = Path(out)
     if user is not None:
         make_owned(out, user)
-    return run_in_jail(
+    done = run_in_jail(
         [argv],
         out.parent / (out.name + ".jail"),
         out=out,
-        reach=[str(Path(submission).resolve()), str(out)],
+        reach=reach,
         linger=linger,
         timeout=timeout,
         readonly=readonly,
         user=user,
     )
+    if suite_records is not None:
+        try:
+            done.suite_records = json.loads(Path(suite_records).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            done.suite_records = None
+    return done
 
 
 def run_in_jail(
