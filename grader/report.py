@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from . import i18n, textwidth
+from . import i18n, python_needed, textwidth
 from .calibration import IMPORT_NOTED_S
 from .charges import CAP, SAME_CAUSE
 from .checks.speed import margin
@@ -156,6 +156,9 @@ def banners(scored: list[Scored]) -> list[str]:
         lines = [does_not_import(data)]
         if data.get("text"):
             lines.append(f"    {data['text']}")
+        newer = python_needed.hint(data)
+        if newer:
+            lines.append(newer)
         others = any(t.status != NOT_GRADED for t in scored)
         lines.append(
             (

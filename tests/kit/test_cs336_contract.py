@@ -282,3 +282,96 @@ def test_farm_grades_a_folder_of_repositories(tmp_path):
     assert grades["carol"]["status"] == "unreadable_submission"
     assert "not a CS336 assignment-1 repository" in grades["carol"]["reason"]
     assert grades["dave"]["status"] == "grader_error" and "--python PATH" in grades["dave"]["reason"]
+
+
+# ------------------------------------------------------------------------ the student's Python
+def _fake_pyenv(root: Path, versions: tuple[str, ...]) -> Path:
+    for version in versions:
+        (root / "versions" / version / "bin").mkdir(parents=True)
+        (root / "versions" / version / "bin" / "python").write_text("never run")
+    return root
+
+
+def test_equals_requires_python_means_exactly_and_names_what_matches_here(tmp_path, monkeypatch):
+    from grader.cs336 import intake
+    from grader.errors import PythonError
+
+    monkeypatch.setenv("PYENV_ROOT", str(_fake_pyenv(tmp_path / "pyenv", ("3.11.7", "3.12.0", "3.12.4"))))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = "==3.12"\n')
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").write_text("never run")
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.12.4\n")
+    python = str(venv / "bin" / "python")
+    with pytest.raises(PythonError) as refused:
+        intake.check_python(repo, python)
+    said = str(refused.value)
+    assert "==3.12 means exactly 3.12.0" in said and "==3.12.* would mean any 3.12" in said, said
+    assert str(tmp_path / "pyenv" / "versions" / "3.12.0" / "bin" / "python") in said, said
+    assert "3.12.4/bin" not in said and "3.11.7" not in said, said  # only what matches is named
+    assert "--ignore-requires-python" in said and "\n" not in said
+    ignored = intake.check_python(repo, python, ignore=True)
+    assert ignored.data() == {"requires_python": "==3.12", "version": "3.12.4", "python": python}
+    (repo / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = "==3.12.*"\n')
+    assert intake.check_python(repo, python) is None
+
+
+@pytest.mark.slow
+def test_ignore_requires_python_grades_and_the_report_says_so(tmp_path):
+    repo = build.build(REPOS["cs336-reference"], tmp_path / "repo")
+    pyproject = repo / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace('">=3.11"', '">=3.99"'))
+    done = _grade(repo, tmp_path / "out", "test_decode", "--ignore-requires-python")
+    ignored = done.results["extra_data"]["requires_python_ignored"]
+    assert ignored["requires_python"] == ">=3.99" and ignored["version"].startswith("3.")
+    assert "--ignore-requires-python" in done.results["output"]
+    assert "--ignore-requires-python" in " ".join(done.stdout.split())  # the terminal says it too
+    assert all(t["score"] == t["max_score"] for t in done.results["tests"])
+
+
+def _failure_of(source: str) -> dict:
+    """What the worker reports of a module with this source that does not import here."""
+    from grader.sandbox import importing
+
+    try:
+        exec(compile(source, "/sub/bpe/tokenizer.py", "exec"), {})
+    except (SyntaxError, TypeError) as exc:
+        return importing.failure(exc, "/sub", "bpe/tokenizer.py")
+    pytest.skip(f"Python {sys.version_info[:2]} accepts {source!r}")
+
+
+@pytest.mark.parametrize(
+    ("source", "needs"),
+    [
+        ("type Pair = tuple[bytes, bytes]\n", "3.12"),
+        ("def first[T](xs: list[T]) -> T:\n    return xs[0]\n", "3.12"),
+        ("class Box[T]:\n    pass\n", "3.12"),
+        ("from typing import Generator\nChunks = Generator[bytes]\n", "3.13"),
+    ],
+)
+def test_code_for_a_newer_python_is_named_when_it_does_not_import(source, needs):
+    from grader import python_needed
+
+    hint = python_needed.hint(_failure_of(source))
+    assert hint is not None and f"Python {needs} code" in hint and f'">={needs}"' in hint
+
+
+def test_an_ordinary_error_gets_no_python_hint():
+    from grader import python_needed
+
+    assert python_needed.hint(_failure_of("def f(:\n    pass\n")) is None
+    assert python_needed.hint(_failure_of("x = len(3)\n")) is None
+
+
+@pytest.mark.slow
+def test_a_repository_written_for_a_newer_python_is_told_which(tmp_path):
+    if sys.version_info >= (3, 12):
+        pytest.skip("the grader's Python accepts the `type` statement")
+    repo = build.build(REPOS["cs336-reference"], tmp_path / "repo")
+    tokenizer = repo / "cs336_basics" / "tokenizer.py"
+    tokenizer.write_text(tokenizer.read_text() + "\ntype Pair = tuple[bytes, bytes]\n")
+    done = _grade(repo, tmp_path / "out", "test_decode")
+    assert all(t["score"] == 0 for t in done.results["tests"])
+    assert "This is Python 3.12 code (the `type` statement" in done.results["output"], done.results["output"]
