@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .partial import earlier_unrun
+from .partial import charged_as_in_full
 from .rubric import Entry
 from .scoring import Scored, score
 
@@ -47,13 +47,17 @@ def build(
     the records of earlier tests a proven fault needs (None: the charges are decided over these
     records alone)."""
     scored = score(entries, records, partial_run=partial, allow_unlisted=allow_unlisted)
-    more = earlier_unrun(scored, entries, set(left_out)) if partial and grade_more else []
-    if not more:
+    if not (partial and grade_more):
         return Built(scored, list(records))
-    shown = {s.entry.id for s in scored}
-    union = [*records, *grade_more([e.id for e in more])]
-    charged = score(entries, union, partial_run=True, allow_unlisted=allow_unlisted)
-    return Built([s for s in charged if s.entry.id in shown], union, len(more))
+    extra: list[dict] = []
+
+    def fetched(ids: list[str]) -> list[dict]:
+        got = grade_more(ids)
+        extra.extend(got)
+        return got
+
+    scored, more = charged_as_in_full(scored, records, entries, set(left_out), fetched, allow_unlisted)
+    return Built(scored, [*records, *extra], more)
 
 
 def replaced(entries: list[Entry], kept: list[dict], fresh: list[dict]) -> list[dict]:

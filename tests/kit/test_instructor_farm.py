@@ -311,6 +311,25 @@ def test_a_student_graded_by_tests_only_is_incomplete_until_the_rest_is_graded(t
     assert row["total"] == "100" and row["reason"] == ""
 
 
+def test_a_record_of_an_older_format_is_regraded_whole_and_says_why(tmp_path, suite):
+    subs = tmp_path / "subs"
+    make_submission(subs, "ann", points=ALL)
+    out = tmp_path / "out"
+    farm("grade", subs, "--out", out, suite=suite)
+    path = records.record_path(out, "ann")
+    old = {k: v for k, v in record(out, "ann").items() if k not in ("suite", "full_run")}
+    path.write_text(json.dumps(dict(old, format=records.FORMAT - 1)))  # as an older farm wrote it
+    farm("report", out)
+    row = gradebook(out)["ann"]
+    assert row["status"] == "not_graded" and row["total"] == ""
+    assert f"older format ({records.FORMAT - 1}; this farm writes {records.FORMAT})" in row["reason"]
+    r = farm("grade", subs, "--out", out, "--tests", "test_merge", suite=suite)
+    assert "1 record(s) of an older format" in r.stderr and "regraded whole, --tests or not: ann" in r.stderr
+    rec = record(out, "ann")
+    assert rec["format"] == records.FORMAT and rec["full_run"] and len(rec["tests"]) == len(ALL)
+    assert gradebook(out)["ann"]["total"] == "100"
+
+
 # --- interrupted runs ------------------------------------------------------------------------
 
 
