@@ -65,6 +65,12 @@ class Progress:
         self.stream.flush()
 
     def update(self, rec: dict) -> None:
+        ignored = rec.get("requires_python_ignored")
+        if ignored:
+            self._line(
+                f"  {rec['student']}: graded with --ignore-requires-python: Python {ignored['version']}, "
+                f"outside its requires-python = {ignored['requires_python']!r}"
+            )
         self.done += 1
         self.counts[rec["status"]] += 1
         elapsed = time.monotonic() - self.t0

@@ -282,6 +282,19 @@ def test_farm_grades_a_folder_of_repositories(tmp_path):
     assert grades["carol"]["status"] == "unreadable_submission"
     assert "not a CS336 assignment-1 repository" in grades["carol"]["reason"]
     assert grades["dave"]["status"] == "grader_error" and "--python PATH" in grades["dave"]["reason"]
+    assert "--ignore-requires-python" in grades["dave"]["reason"]
+    proc = run_sandboxed(
+        [PYTHON, "-m", "grader.farm", "grade", subs, "--out", out, *CS336, "--tests", "test_decode"]
+        + ["--python", PYTHON, "--only", "dave", "--ignore-requires-python"],
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "dave: graded with --ignore-requires-python" in proc.stderr, proc.stderr[-2000:]
+    results = json.loads((out / "students" / "dave" / "results.json").read_text(encoding="utf-8"))
+    assert (
+        results["score"] == decode
+        and results["extra_data"]["requires_python_ignored"]["requires_python"] == ">=3.99"
+    )
 
 
 # ------------------------------------------------------------------------ the student's Python
