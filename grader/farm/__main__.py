@@ -17,7 +17,7 @@ from ..sandbox.box import PRIVILEGED_GROUPS, kept_groups, namespaces_refused
 from ..sandbox.isolation import Isolation
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
-from .batch import MANIFEST, grade_all, read_manifest
+from .batch import grade_all, not_readable, read_manifest
 from .merge import merge
 from .roster import parse_shard
 
@@ -27,7 +27,7 @@ def output_records(out: Path) -> tuple[dict, dict[str, dict]]:
     responsible for (its manifest's students)."""
     manifest = read_manifest(out)
     if manifest is None:
-        raise RosterError(f"{out}: not a farm output (no readable {MANIFEST} of this kit's format)")
+        raise RosterError(not_readable(out))
     recs = records.read_records(out)
     return current.today(out, manifest), {s: recs[s] for s in manifest["assigned"] if s in recs}
 

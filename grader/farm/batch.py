@@ -66,6 +66,20 @@ def read_manifest(out: Path) -> dict | None:
     return data if isinstance(data, dict) and data.get("format") == records.FORMAT else None
 
 
+def not_readable(out: Path) -> str:
+    """Why `out` has no manifest `read_manifest` reads, for a one-line error."""
+    try:
+        fmt = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("format")
+    except (OSError, ValueError, AttributeError):
+        fmt = None
+    if isinstance(fmt, int) and fmt < records.FORMAT:
+        return (
+            f"{out}: written by an older farm (format {fmt}; this farm writes {records.FORMAT}, whose "
+            "records keep the raw records a grade is built from): rerun `farm grade` into it to regrade it"
+        )
+    return f"{out}: not a farm output (no readable {MANIFEST} of this kit's format)"
+
+
 def stale_tests(rec: dict, kit: str, submission: str | None, numbers: list[str]) -> list[str]:
     """What of the record is not today's: the numbers of its tests graded by another kit or from
     another upload than `submission`. A record with no test results (an unreadable upload, a run

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import MergeError
 from . import records
-from .batch import MANIFEST, read_manifest
+from .batch import MANIFEST, not_readable, read_manifest
 from .roster import roster_key
 
 
@@ -46,7 +46,7 @@ class MergeReport:
 def _load(inp: Path) -> tuple[dict, dict[str, dict]]:
     manifest = read_manifest(inp)
     if manifest is None:
-        raise MergeError(f"{inp}: not a farm output (no readable {MANIFEST} of this kit's format)")
+        raise MergeError(not_readable(inp))
     recs = records.read_records(inp)
     # Only the students this output was responsible for: an output folder reused for another shard
     # may still hold records of students that are now someone else's.

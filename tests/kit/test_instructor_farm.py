@@ -319,6 +319,11 @@ def test_a_record_of_an_older_format_is_regraded_whole_and_says_why(tmp_path, su
     path = records.record_path(out, "ann")
     old = {k: v for k, v in record(out, "ann").items() if k not in ("suite", "full_run")}
     path.write_text(json.dumps(dict(old, format=records.FORMAT - 1)))  # as an older farm wrote it
+    manifest = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps(dict(manifest, format=records.FORMAT - 1)))
+    r = farm("report", out, check=False)
+    assert r.returncode == 2 and f"written by an older farm (format {records.FORMAT - 1}" in r.stderr
+    (out / "manifest.json").write_text(json.dumps(manifest))
     farm("report", out)
     row = gradebook(out)["ann"]
     assert row["status"] == "not_graded" and row["total"] == ""
