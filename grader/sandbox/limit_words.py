@@ -26,6 +26,7 @@ DISK = "disk space"
 # errno numbers as Linux's messages show them ("[Errno 11] Resource temporarily unavailable").
 _ERRNO = {11: PROCESSES, 12: MEMORY, 24: OPEN_FILES, 27: FILE_SIZE, 28: DISK}
 _ERRNO_IN = re.compile(r"\[Errno (\d+)\]")
+_OS_ERRORS = frozenset({"OSError", "BlockingIOError", "IOError", "EnvironmentError"})
 _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)):?\s?(.*)$")
 # The refusals to start a process or thread that are not an OSError: threading's (every Python
 # since 3.0) and the C API's when a thread's creation fails.
@@ -41,8 +42,8 @@ def limit_hit(error: str, message: str) -> str | None:
         return MEMORY
     if name == "RuntimeError" and any(words in message for words in _NO_THREAD):
         return PROCESSES
-    m = _ERRNO_IN.search(message[:200])
-    if m and (name.endswith("Error") or name == "OSError"):
+    m = _ERRNO_IN.match(message)
+    if m and name in _OS_ERRORS:
         return _ERRNO.get(int(m.group(1)))
     return None
 
@@ -76,9 +77,10 @@ _WORDS = {
 }
 
 
-def limit_value(kind: str) -> str:
-    """The limit's value as the feedback shows it ("4,352", "4 GiB", "64 MiB")."""
-    limits = Limits()
+def limit_value(kind: str, limits: Limits | None = None) -> str:
+    """The limit's value as the feedback shows it ("4,352", "4 GiB", "64 MiB"): of `limits`, the
+    worker's (box.Options.limits), else the default ones."""
+    limits = limits or Limits()
     if kind == PROCESSES:
         return f"{limits.nproc:,}"
     if kind == OPEN_FILES:
@@ -90,16 +92,16 @@ def limit_value(kind: str) -> str:
     return SCRATCH_SIZE.replace("m", " MiB")
 
 
-def limit_words(kind: str, what: str, error: str) -> str:
+def limit_words(kind: str, what: str, error: str, limits: Limits | None = None) -> str:
     """'train_bpe(...) hit the limit of 4,352 processes and threads ...: BlockingIOError: ...'."""
-    return _(_WORDS[kind]).format(what=what, value=limit_value(kind), error=error)
+    return _(_WORDS[kind]).format(what=what, value=limit_value(kind, limits), error=error)
 
 
-def limit_cause(kind: str, where: str) -> dict:
+def limit_cause(kind: str, where: str, limits: Limits | None = None) -> dict:
     """The fault as data (grader/charges.py): every test this limit fails is one fault, proven so,
     whichever call ran into it."""
     summary = _("your code hit the limit on {limit} ({value})").format(
-        limit=_(_LIMIT_NAMES[kind]), value=limit_value(kind)
+        limit=_(_LIMIT_NAMES[kind]), value=limit_value(kind, limits)
     )
     return {"key": f"limit: {kind}", "where": where, "summary": summary, "one_fault": True}
 

@@ -39,7 +39,7 @@ from ..errors import (
 )
 from ..i18n import _, ngettext
 from . import procstats, wire
-from .box import Options, Sandbox
+from .box import Limits, Options, Sandbox
 from .call_words import (
     BUSY,
     WAITING,
@@ -511,7 +511,7 @@ class Session:
             output = worker.output[output_mark:].decode("utf-8", "replace")
             exc.child_failure = child_failure(output)
             if isinstance(exc, RemoteError):
-                self._name_limit(exc, what, fields, output)
+                self._name_limit(exc, what, fields, output, self.sandbox.options.limits)
             if issubclass(type(exc), MemoryError):  # the process may be unusable after this
                 self.retire()
             raise exc
@@ -533,7 +533,7 @@ class Session:
         raise BadReply(_("the worker sent a reply of unknown kind"))
 
     @staticmethod
-    def _name_limit(exc: RemoteError, what: str | None, fields: dict, output: str) -> None:
+    def _name_limit(exc: RemoteError, what: str | None, fields: dict, output: str, limits: Limits) -> None:
         """When the exception is a limit's refusal (limit_words.py), or a child process or thread
         printed one during the call: the limit's words and its cause (one fault wherever it struck)."""
         error = f"{exc.remote_type}: {exc.remote_message}" if exc.remote_message else exc.remote_type
@@ -542,8 +542,9 @@ class Session:
             kind, error = limit_in_output(output) or (None, error)
         if kind is None:
             return
-        exc.limit = limit_words(kind, what or _("your code"), error[:300])
-        exc.cause = limit_cause(kind, ".".join(str(p) for p in fields.get("path", ()) if isinstance(p, str)))
+        exc.limit = limit_words(kind, what or _("your code"), error[:300], limits)
+        where = ".".join(p for p in fields.get("path", ()) if isinstance(p, str))
+        exc.cause = limit_cause(kind, where, limits)
 
     def _unchecked(self, reply: dict, worker) -> str:
         """Why the worker could not send what the code returned: a size cap's measure (wire.too_big)
@@ -605,7 +606,7 @@ class Session:
         limit is the cause: never a stall, an endless loop or an overloaded machine."""
         ran = self.children_allowance(children)  # the allowance of the processes it ran
         if limit is not None:
-            said = limit_words(limit[0], what, limit[1])
+            said = limit_words(limit[0], what, limit[1], self.sandbox.options.limits)
             text = i18n.sentences(
                 said,
                 _("What waited on it never finished, and was stopped after {seconds:.1f} s.").format(
@@ -616,7 +617,7 @@ class Session:
             if isinstance(exc, CallStalled):
                 new.idle_s = exc.idle_s
             new.child_failure, new.samples, new.limit = child, list(samples), said
-            new.cause = limit_cause(limit[0], "")
+            new.cause = limit_cause(limit[0], "", self.sandbox.options.limits)
             return new
         if isinstance(exc, CpuLimitExceeded) and capped == "call":
             text = _(
