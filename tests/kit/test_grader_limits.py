@@ -44,9 +44,8 @@ def child_threads(n):
     return queue.get()
 """
 
-pytestmark = pytest.mark.skipif(
-    not namespaces_available(), reason="runs out of threads: a PID namespace only"
-)
+# Running out of threads on purpose: only inside the worker's own PID namespace.
+confined = pytest.mark.skipif(not namespaces_available(), reason="runs out of threads: a PID namespace only")
 
 
 @pytest.mark.parametrize(
@@ -76,6 +75,7 @@ def test_a_refusal_is_found_in_a_child_s_traceback():
     assert limit_in_output("Traceback (most recent call last):\nValueError: bad\n") is None
 
 
+@confined
 def test_threads_past_the_budget_name_the_limit_as_one_fault(tmp_path):
     sub = write_submission(tmp_path / "sub", THREADS)
     with remote.connect(sub, limits=Limits(nproc=40)) as bpe:
@@ -93,6 +93,7 @@ def test_threads_past_the_budget_name_the_limit_as_one_fault(tmp_path):
         }
 
 
+@confined
 @pytest.mark.slow
 def test_a_child_refused_while_its_parent_waits_is_a_limit_not_a_stall(tmp_path):
     sub = write_submission(tmp_path / "sub", THREADS)
@@ -103,3 +104,14 @@ def test_a_child_refused_while_its_parent_waits_is_a_limit_not_a_stall(tmp_path)
         assert "child_threads(100) hit the limit of 40 processes and threads" in text, text
         assert "no CPU time" not in text and "waiting on" not in text
         assert info.value.cause["key"] == "limit: processes" and info.value.cause["one_fault"]
+
+
+def test_the_handout_states_the_budget_the_sandbox_sets():
+    from grader.paths import KIT_ROOT
+    from grader.sandbox.box import NPROC
+
+    limits = Limits()
+    for handout in ("assignment/README.md", "assignment/zh/README.md"):
+        text = (KIT_ROOT / handout).read_text(encoding="utf-8")
+        assert f"{NPROC:,}" in text and limits.nproc == NPROC, handout
+        assert f"{limits.memory_bytes // 2**30} GiB" in text and str(limits.open_files) in text, handout

@@ -5,8 +5,9 @@ then the heap variant's lazy max-heap of pair counts over words stored as tuples
 - "pool_per_call": a Pool of 32 workers started (and ended) by every call;
 - "threads": a Pool of 32 workers, each counting its share with 16 threads (a stand-in for the
   BLAS threads a numpy in every process would start);
-- "over_budget": 100 processes of 64 threads each, more than one grading may run at once: the
-  process that is refused prints its traceback and the caller waits for ever for its counts.
+- "over_budget": 100 processes of 64 threads each, all at once, more than one grading may run: the
+  process that is refused prints its traceback and the caller waits for ever for it (or, when its
+  own fork is refused first, raises).
 """
 import heapq
 import multiprocessing
@@ -65,12 +66,13 @@ def _count_threaded(pieces):
     return parts
 
 
-def _hold_threads(pieces, queue):
-    """Runs in a process of its own: THREADS threads that each hold on a moment, then its counts."""
-    done = threading.Event()
-    threads = [threading.Thread(target=done.wait, args=(2.0,)) for _ in range(THREADS)]
+def _hold_threads(pieces, ready, go, queue):
+    """Runs in a process of its own: THREADS threads that hold on until every process has started
+    its own (so all of them run at once, however slowly the machine starts them), then its counts."""
+    threads = [threading.Thread(target=go.wait) for _ in range(THREADS)]
     for t in threads:
         t.start()
+    ready.put(1)
     for t in threads:
         t.join()
     queue.put(_count(pieces))
@@ -102,10 +104,16 @@ def _spread(pieces):
             for part in pool.map(work, _jobs(pieces)):
                 freq.update(part)
     else:
-        queue = multiprocessing.Queue()
-        procs = [multiprocessing.Process(target=_hold_threads, args=(job, queue)) for job in _jobs(pieces)]
+        ready, go, queue = multiprocessing.Queue(), multiprocessing.Event(), multiprocessing.Queue()
+        procs = [
+            multiprocessing.Process(target=_hold_threads, args=(job, ready, go, queue))
+            for job in _jobs(pieces)
+        ]
         for p in procs:
             p.start()
+        for _ in procs:
+            ready.get()
+        go.set()
         for _ in procs:
             freq.update(queue.get())
         for p in procs:
