@@ -31,6 +31,12 @@ _EXCEPTION_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)):?\s?(.*)$")
 # The refusals to start a process or thread that are not an OSError: threading's (every Python
 # since 3.0) and the C API's when a thread's creation fails.
 _NO_THREAD = ("can't start new thread", "can't create new thread")
+# What a native library prints when its own threads are refused, and then goes on (or waits):
+# OpenBLAS's "blas_thread_init: pthread_create failed for thread 1 of 64: Resource temporarily
+# unavailable", libgomp's "Thread creation failed: Resource temporarily unavailable".
+_NATIVE_REFUSAL = re.compile(
+    r"(pthread_create failed|Thread creation failed).*Resource temporarily unavailable"
+)
 
 
 def limit_hit(error: str, message: str) -> str | None:
@@ -52,6 +58,8 @@ def limit_in_output(output: str) -> tuple[str, str] | None:
     """(limit, the exception line) of the first refusal printed in `output` (a child's or a
     thread's traceback, which the process that waits on them never sees); None if there is none."""
     for line in output.splitlines():
+        if _NATIVE_REFUSAL.search(line):  # a native library's own thread pool (OpenBLAS, OpenMP)
+            return PROCESSES, line.strip()[:300]
         m = _EXCEPTION_LINE.match(line.strip()) if line and not line[0].isspace() else None
         if m:
             kind = limit_hit(m.group(1), m.group(2))

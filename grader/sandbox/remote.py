@@ -605,12 +605,12 @@ class Session:
         its processes or threads was refused by a limit (`limit`: limit_words.limit_in_output), that
         limit is the cause: never a stall, an endless loop or an overloaded machine."""
         ran = self.children_allowance(children)  # the allowance of the processes it ran
-        if limit is not None:
-            said = limit_words(limit[0], what, limit[1], self.sandbox.options.limits)
+        said = limit_words(limit[0], what, limit[1], self.sandbox.options.limits) if limit else None
+        if said and isinstance(exc, CallTimeout):
             text = i18n.sentences(
                 said,
                 _("What waited on it never finished, and was stopped after {seconds:.1f} s.").format(
-                    seconds=seconds
+                    seconds=samples[-1][0] if samples else seconds
                 ),
             )
             new = type(exc)(text)
@@ -662,13 +662,17 @@ class Session:
             text = (
                 str(exc) if str(exc).startswith(what) else _("{what}: {error}").format(what=what, error=exc)
             )
-        if child:
+        if said:  # a crash after a limit's refusal: the refusal is the likely cause
+            text += "\n" + said
+        elif child:
             text += "\n" + likely_cause(child)
         new = type(exc)(text)
         if isinstance(exc, CallStalled):
             new.idle_s = exc.idle_s
         new.child_failure = child
         new.samples = list(samples)
+        if said:
+            new.limit, new.cause = said, limit_cause(limit[0], "", self.sandbox.options.limits)
         return new
 
     def _decode(self, raw, worker: WorkerProcess):

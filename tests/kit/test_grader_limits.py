@@ -73,6 +73,11 @@ def test_a_refusal_is_found_in_a_child_s_traceback():
     )
     assert limit_in_output(output) == (PROCESSES, "RuntimeError: can't start new thread")
     assert limit_in_output("Traceback (most recent call last):\nValueError: bad\n") is None
+    blas = "OpenBLAS blas_thread_init: pthread_create failed for thread 1 of 64: Resource temporarily unavailable"
+    assert limit_in_output(f"{blas}\nOpenBLAS blas_thread_init: RLIMIT_NPROC 64 current, 64 max\n") == (
+        PROCESSES,
+        blas,
+    )
 
 
 @confined
