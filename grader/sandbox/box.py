@@ -5,8 +5,8 @@ submission, read-only copies of input files, and one writable scratch directory 
 PID, mount, network and IPC namespaces; the kit, /autograder, the output directory, the trusted
 user's home, /run, /proc and the shared temp dirs are covered with empty tmpfs mounts, /dev by one
 holding only the devices Python needs; the sandbox is re-mounted read-only at the fixed path
-/tmp/bpe-kit (so messages do not depend on a random name). As root
-("namespaces+uid") the worker then drops to a uid of its sandbox's own (`SANDBOX_IDS`). As an ordinary user ("userns") the same
+/tmp/bpe-kit (so messages do not depend on a random name). As root ("namespaces+uid") the worker
+then drops to a uid of its sandbox's own (`SANDBOX_IDS`). As an ordinary user ("userns") the same
 namespaces come from a user namespace in which the user is root, so the same mount plan runs; the
 worker then enters a second user namespace as uid 65534 with no capabilities, where it can neither
 undo those mounts nor name the grader's processes (they are outside its PID namespace); it keeps
@@ -25,7 +25,6 @@ containers, nor on a Slurm node), while a uid needs nothing but root. As an ordi
 5.14 and later count RLIMIT_NPROC per user namespace (ucounts): the worker's own namespaces hold its
 count, and nothing outside adds to it. Only "process-group" (and a user namespace on an older
 kernel) shares the user's count: there the budget starts from the tasks the user already runs.
-
 
 Why `unshare` rather than bubblewrap: util-linux's `unshare` is on every Linux the kit grades on,
 Slurm nodes and containers included, where a user cannot install packages; the root sandbox already
