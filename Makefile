@@ -15,7 +15,7 @@ NAME ?= trace
 SUBMISSIONS ?= submissions
 JOBS ?= 2
 
-.PHONY: help venv lock locale grade grade-cs336 submission test fixtures kill-matrix data corpus bench handout gradescope lab class clean
+.PHONY: help venv lock locale grade grade-cs336 submission test fixtures kill-matrix stability data corpus bench handout gradescope lab class clean
 
 help:
 	@echo "make grade [SUBMISSION=starter] [OUT=results]   grade a submission (a folder holding bpe/, or a zip)"
@@ -29,7 +29,7 @@ help:
 	@echo "make lock                                       rewrite requirements/*.txt after a pin in pyproject.toml changed"
 	@echo "make handout [LANG=zh]                          dist/handout.zip for students (LANG=zh: dist/handout-zh.zip, in Chinese)"
 	@echo "make locale                                     extract the grader's messages into grader/locale/, compile the .mo"
-	@echo "make fixtures | kill-matrix | corpus | data | bench | gradescope | clean"
+	@echo "make fixtures | kill-matrix | stability | corpus | data | bench | gradescope | clean"
 
 # Two stamps, two sets. `.ok`: the grading set (requirements/grading.txt, what a student's grade
 # needs), in a venv rebuilt from scratch (--clear) whenever that lock changes. `.dev`: the dev set
@@ -102,6 +102,9 @@ fixtures: $(VENV)/.dev
 
 kill-matrix: $(VENV)/.dev
 	$(PY) tests/submissions/kill_matrix.py
+
+stability: $(VENV)/.dev
+	$(PY) tests/submissions/stability.py$(if $(ROWS), --rows $(ROWS))
 
 corpus: $(VENV)/.ok
 	$(PY) data/corpus.py

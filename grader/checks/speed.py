@@ -92,8 +92,10 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
                 )
                 raise AssertionError(f"{words}{_cause(exc)}\n{hint}") from None
             except CallStalled as exc:
-                raise AssertionError(f"{exc}\n{hint}") from None  # its words name any child's failure
+                raise _failed(f"{exc}\n{hint}", exc) from None  # its words name any child's failure
             except CallTimeout as exc:
+                if getattr(exc, "limit", None):  # a limit refused it (sandbox/limit_words.py): no stall
+                    raise _failed(f"{exc}\n{hint}", exc) from None
                 words = _(
                     "{what} was stopped after {wall:.1f} s of wall-clock time without finishing, far beyond "
                     "its time budget of {budget:.2f} s of CPU time ({basis})."
@@ -106,6 +108,13 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
             break
     record("figures", figures(gate or what, best, budget))
     return result, best
+
+
+def _failed(text: str, exc) -> AssertionError:
+    """The failure, keeping the cause the call's abort carries (a limit's: grader/charges.py)."""
+    failed = AssertionError(text)
+    failed.cause = getattr(exc, "cause", None)
+    return failed
 
 
 def why_it_ran_long(samples: list[tuple[float, float]]) -> str:

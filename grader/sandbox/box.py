@@ -5,14 +5,26 @@ submission, read-only copies of input files, and one writable scratch directory 
 PID, mount, network and IPC namespaces; the kit, /autograder, the output directory, the trusted
 user's home, /run, /proc and the shared temp dirs are covered with empty tmpfs mounts, /dev by one
 holding only the devices Python needs; the sandbox is re-mounted read-only at the fixed path
-/tmp/bpe-kit (so messages do not depend on a random name). As root
-("namespaces+uid") the worker then drops to uid 65534. As an ordinary user ("userns") the same
+/tmp/bpe-kit (so messages do not depend on a random name). As root ("namespaces+uid") the worker
+then drops to a uid of its sandbox's own (`SANDBOX_IDS`). As an ordinary user ("userns") the same
 namespaces come from a user namespace in which the user is root, so the same mount plan runs; the
 worker then enters a second user namespace as uid 65534 with no capabilities, where it can neither
 undo those mounts nor name the grader's processes (they are outside its PID namespace); it keeps
 the user's supplementary groups, which no user namespace can drop (`kept_groups`). Without
-namespaces, root still drops to uid 65534 when the interpreter allows ("uid"); otherwise the worker
-runs as this user ("process-group"). Always: its own session, and rlimits.
+namespaces, root still drops to the sandbox's uid when the interpreter allows ("uid"); otherwise the
+worker runs as this user ("process-group"). Always: its own session, and rlimits.
+
+Each grading has a process budget of its own (`Limits.nproc`, `nproc_base`). RLIMIT_NPROC counts the
+tasks (processes and threads) of the worker's uid, machine-wide: with one uid for every worker, two
+gradings side by side (a farm's jobs, the kit's own test workers) shared one budget, and one
+student's pool failed another's tests. So, as root, each sandbox draws a uid (and a group, the same
+number) of its own from `SANDBOX_IDS`, which no account uses: the budget counts that sandbox's
+processes only, with or without namespaces, and no worker can signal another grading's. A pids
+cgroup would also do, but only where the cgroup tree is writable and delegated (not in most
+containers, nor on a Slurm node), while a uid needs nothing but root. As an ordinary user, Linux
+5.14 and later count RLIMIT_NPROC per user namespace (ucounts): the worker's own namespaces hold its
+count, and nothing outside adds to it. Only "process-group" (and a user namespace on an older
+kernel) shares the user's count: there the budget starts from the tasks the user already runs.
 
 Why `unshare` rather than bubblewrap: util-linux's `unshare` is on every Linux the kit grades on,
 Slurm nodes and containers included, where a user cannot install packages; the root sandbox already
@@ -43,7 +55,15 @@ SANDBOX_DIR = Path(__file__).resolve().parent
 # All the worker imports of the grader's:
 WORKER_RUNTIME = ("_linux.py", "call_words.py", "importing.py", "wire.py", "worker.py")
 VIEW_ROOT = "/tmp/bpe-kit"
-NOBODY = 65534
+NOBODY = 65534  # the probe of an interpreter any uid may run; a worker in a user namespace
+# The uids (and groups) drawn one per sandbox as root: above every account and system id, below the
+# 2**31 some tools mishandle; no file outside a sandbox belongs to one.
+SANDBOX_IDS = range(1 << 20, 1 << 21)
+# How many tasks (processes and threads: RLIMIT_NPROC counts both) one grading may run. Courses
+# size their pools by os.cpu_count(): on a 64-core node, 64 pool workers, the main process, a
+# Manager, the resource tracker and a fork server, each with up to 64 threads (a BLAS pool sized the
+# same way). A fork bomb stops there, inside one grading's budget.
+NPROC = 68 * 64
 SUBMISSION_MAX_BYTES = 20 * 1024 * 1024
 SUBMISSION_MAX_FILES = 2000
 SCRATCH_SIZE = "64m"
@@ -81,7 +101,7 @@ class Limits:
 
     memory_bytes: int = 4 * 1024**3
     cpu_seconds: int = 600
-    nproc: int = 64
+    nproc: int = NPROC
     file_bytes: int = 256 * 1024**2
     open_files: int = 256
 
@@ -373,7 +393,9 @@ class Sandbox:
         # In a user namespace the worker is uid 65534 of its own namespace, but the user outside:
         # nothing is chowned to it, and its sandbox needs no group of its own.
         self.userns = self.namespaces and os.geteuid() != 0
-        self.uid = NOBODY if self.isolation in (Isolation.NAMESPACES_UID, Isolation.UID) else None
+        # As root, a uid and a group of this sandbox's own (module docstring): its process budget,
+        # and a sandbox no other worker can enter (say, the reference's, graded in the same run).
+        self.uid = _fresh_id() if self.isolation in (Isolation.NAMESPACES_UID, Isolation.UID) else None
         # $TMPDIR, unless it is inside the kit, or uid 65534 must walk to the sandbox by its real
         # path (no namespaces) and $TMPDIR's parents may be closed to it, or the worker is this user
         # (userns): its sandbox is its own to rewrite by the real path, so that path must be under
@@ -389,9 +411,7 @@ class Sandbox:
             base = "/tmp"
         self.root = Path(tempfile.mkdtemp(prefix="bpe-kit-", dir=base))
         self.view = VIEW_ROOT if self.namespaces else str(self.root)
-        # Workers all run as uid 65534, so each sandbox gets its own group: a worker can enter its
-        # own sandbox and no other (say, the reference's, graded in the same run).
-        self.gid = secrets.randbelow(1 << 20) + (1 << 20) if self.uid is not None else None
+        self.gid = self.uid
         if self.gid is not None:
             os.chown(self.root, 0, self.gid)
             os.chmod(self.root, 0o750)
@@ -490,7 +510,7 @@ class Sandbox:
 
     def _scratch_owner(self) -> str:
         # In a user namespace the user is root of the first namespace and uid 65534 of the second.
-        return "uid=0,gid=0" if self.userns else f"uid={NOBODY},gid={self.gid}"
+        return "uid=0,gid=0" if self.userns else f"uid={self.uid},gid={self.gid}"
 
     def command(self, scratch: Path, token: str, fds: tuple[int, int]) -> tuple[list[str], dict[str, str]]:
         """argv and environment of a worker using `scratch` as its writable directory."""
@@ -504,10 +524,7 @@ class Sandbox:
             "uid": self.uid,
             "gid": self.gid,
             "userns_uid": NOBODY if self.userns else None,
-            # RLIMIT_NPROC counts the processes of the uid outside: the user's, unless root's 65534.
-            "rlimits": self.options.limits.rlimits(
-                0 if self.namespaces and not self.userns else _processes_of(self.uid)
-            ),
+            "rlimits": self.options.limits.rlimits(self.nproc_base()),
             # The worker's parent is this process, unless `unshare` stands between them.
             "parent_pid": None if self.namespaces else os.getpid(),
         }
@@ -539,7 +556,16 @@ class Sandbox:
             "PYTHONIOENCODING": "utf-8",
             "BPE_KIT_WORKER": token,
         }
+        if self.uid is not None:  # a uid no account has: getpass.getuser() reads these first
+            env["USER"] = env["LOGNAME"] = "nobody"
         return argv, env
+
+    def nproc_base(self) -> int:
+        """Tasks RLIMIT_NPROC already counts against this sandbox's worker: none for a uid of its
+        own, nor in a user namespace of a kernel that counts per namespace; else the user's."""
+        if self.uid is not None or (self.userns and userns_counts_tasks()):
+            return 0
+        return _tasks_of(os.getuid())
 
     def close(self) -> None:
         def unlock(path):
@@ -559,13 +585,35 @@ def _worker_python() -> str:
     return os.path.realpath(sys._base_executable)
 
 
-def _processes_of(uid: int | None) -> int:
-    """RLIMIT_NPROC counts every process of the uid: leave room for those already running."""
-    uid, count = os.getuid() if uid is None else uid, 0
+def _tasks_of(uid: int) -> int:
+    """The tasks (threads included, as RLIMIT_NPROC counts them) the uid runs now."""
+    count = 0
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
             try:
-                count += entry.stat().st_uid == uid
+                if entry.stat().st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry.name}/task"))
             except OSError:
                 pass
     return count
+
+
+def _fresh_id() -> int:
+    """A uid from SANDBOX_IDS that no process runs as now."""
+    while True:
+        uid = SANDBOX_IDS.start + secrets.randbelow(len(SANDBOX_IDS))
+        if _tasks_of(uid) == 0:
+            return uid
+
+
+@functools.lru_cache(maxsize=1)
+def userns_counts_tasks() -> bool:
+    """Whether this kernel counts RLIMIT_NPROC per user namespace (ucounts, Linux 5.14): then a
+    worker in its own user namespace counts only its own tasks, whatever else the user runs."""
+    import platform
+
+    try:
+        major, minor = (int(x) for x in platform.release().split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) >= (5, 14)

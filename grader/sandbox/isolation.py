@@ -13,9 +13,9 @@ from enum import StrEnum
 class Isolation(StrEnum):
     """A worker's isolation; the value is what results.json and the gradebook record."""
 
-    NAMESPACES_UID = "namespaces+uid"  # root: PID, mount, net, IPC namespaces, then uid 65534
+    NAMESPACES_UID = "namespaces+uid"  # root: PID, mount, net, IPC namespaces, then the sandbox's uid
     USERNS = "userns"  # an ordinary user: the same namespaces, inside a user namespace
-    UID = "uid"  # root without namespaces: uid 65534 and rlimits
+    UID = "uid"  # root without namespaces: the sandbox's own uid (box.SANDBOX_IDS) and rlimits
     PROCESS_GROUP = "process-group"  # neither: the grading user, in a session of its own, rlimits
     INPROCESS = "inprocess"  # `grade --inprocess`, for debugging: no worker and no grade written
 
@@ -29,7 +29,7 @@ WITHOUT_NAMESPACES = frozenset({Isolation.UID, Isolation.PROCESS_GROUP})
 def level(*, root: bool, namespaces: bool, uid_drop: bool) -> Isolation:
     """The isolation of a worker started by root or an ordinary user (`root`), where namespaces can
     be made (`namespaces`: as root plainly, as an ordinary user inside a user namespace) and where
-    root can run an interpreter as uid 65534 (`uid_drop`)."""
+    root can run an interpreter as an unprivileged uid (`uid_drop`: probed as uid 65534)."""
     if namespaces:
         return Isolation.NAMESPACES_UID if root else Isolation.USERNS
     return Isolation.UID if root and uid_drop else Isolation.PROCESS_GROUP

@@ -51,6 +51,7 @@ from .call_words import (
     stall_words,
 )
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
+from .limit_words import limit_cause, limit_hit, limit_in_output, limit_words
 from .process import WorkerProcess
 from .procstats import PeakMeter
 
@@ -95,6 +96,7 @@ class RemoteError(Exception):
         self.student_traceback = student_traceback
         self.child_failure: str | None = None  # how a child process it started failed, if one did
         self.call: str | None = None  # the call that raised it, in words (call_words.describe_call)
+        self.limit: str | None = None  # the limit it ran into, in words (limit_words.py), if one
 
     def __str__(self) -> str:
         return self.remote_message
@@ -113,11 +115,7 @@ class RemoteError(Exception):
                 if self.remote_message
                 else _("Your code raised {error}")
             )
-        text = text.format(**said)
-        if isinstance(self, MemoryError):
-            text = _("{said} (your code hit the memory limit of {gib} GiB)").format(
-                said=text, gib=Limits().memory_bytes // 2**30
-            )
+        text = self.limit or text.format(**said)
         if self.child_failure and self.child_failure not in text:
             text += "\n" + _("(Meanwhile {failure}.)").format(failure=self.child_failure)
         if self.student_traceback:
@@ -161,7 +159,7 @@ def rebuild_exception(info: dict) -> RemoteError | ModuleDoesNotImport:
         exc = cls.__new__(cls)
         exc.args = (message,)
         exc.remote_message, exc.student_traceback = message, tb
-        exc.child_failure = exc.call = None
+        exc.child_failure = exc.call = exc.limit = None
     return exc
 
 
@@ -379,11 +377,13 @@ class Session:
             raise self.import_failure() from None
         except GradingAbort as exc:
             worker.drain_output()
-            child = child_failure(worker.output.decode("utf-8", "replace"))
-            samples = list(worker.cpu_samples)
+            output = worker.output.decode("utf-8", "replace")
+            child, samples = child_failure(output), list(worker.cpu_samples)
             self._give_up_import()
             words = _("importing your bpe package")
-            explained = self._explain(exc, words, time.monotonic() - started, child, None, samples)
+            explained = self._explain(
+                exc, words, time.monotonic() - started, child, None, samples, limit=limit_in_output(output)
+            )
             self.import_failure = functools.partial(ImportFailed, str(explained))
             raise self.import_failure() from None
         finally:
@@ -470,12 +470,18 @@ class Session:
                 break
         except GradingAbort as exc:
             worker.drain_output()
-            child = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
-            samples, children = list(worker.cpu_samples), worker.children_counted()
+            output = worker.output[output_mark:].decode("utf-8", "replace")
+            child, samples, children = (
+                child_failure(output),
+                list(worker.cpu_samples),
+                worker.children_counted(),
+            )
             self.retire()
             what = what or _("the call into your code ({op})").format(op=op)
             capped = "call" if call_capped else "test" if test_capped else None
-            raise self._explain(exc, what, deadline - start, child, capped, samples, children) from None
+            raise self._explain(
+                exc, what, deadline - start, child, capped, samples, children, limit_in_output(output)
+            ) from None
         finally:
             worker.cpu_cap = None
             if sampler is not None:
@@ -502,7 +508,10 @@ class Session:
             if isinstance(exc, RemoteError) and op in ("call", "stream", "next"):
                 exc.call = what
             worker.drain_output()
-            exc.child_failure = child_failure(worker.output[output_mark:].decode("utf-8", "replace"))
+            output = worker.output[output_mark:].decode("utf-8", "replace")
+            exc.child_failure = child_failure(output)
+            if isinstance(exc, RemoteError):
+                self._name_limit(exc, what, fields, output, self.sandbox.options.limits)
             if issubclass(type(exc), MemoryError):  # the process may be unusable after this
                 self.retire()
             raise exc
@@ -522,6 +531,20 @@ class Session:
             )
         self.retire()
         raise BadReply(_("the worker sent a reply of unknown kind"))
+
+    @staticmethod
+    def _name_limit(exc: RemoteError, what: str | None, fields: dict, output: str, limits: Limits) -> None:
+        """When the exception is a limit's refusal (limit_words.py), or a child process or thread
+        printed one during the call: the limit's words and its cause (one fault wherever it struck)."""
+        error = f"{exc.remote_type}: {exc.remote_message}" if exc.remote_message else exc.remote_type
+        kind = limit_hit(exc.remote_type, exc.remote_message)
+        if kind is None:
+            kind, error = limit_in_output(output) or (None, error)
+        if kind is None:
+            return
+        exc.limit = limit_words(kind, what or _("your code"), error[:300], limits)
+        where = ".".join(p for p in fields.get("path", ()) if isinstance(p, str))
+        exc.cause = limit_cause(kind, where, limits)
 
     def _unchecked(self, reply: dict, worker) -> str:
         """Why the worker could not send what the code returned: a size cap's measure (wire.too_big)
@@ -575,10 +598,27 @@ class Session:
         capped: str | None = None,
         samples: list[tuple[float, float]] = (),
         children: int = 0,
+        limit: tuple[str, str] | None = None,
     ) -> GradingAbort:
         """The same failure, in words that name the call, its input and its limit, and say how a
-        child process it started failed (when one did): never a bare "did not answer"."""
+        child process it started failed (when one did): never a bare "did not answer". When one of
+        its processes or threads was refused by a limit (`limit`: limit_words.limit_in_output), that
+        limit is the cause: never a stall, an endless loop or an overloaded machine."""
         ran = self.children_allowance(children)  # the allowance of the processes it ran
+        said = limit_words(limit[0], what, limit[1], self.sandbox.options.limits) if limit else None
+        if said and isinstance(exc, CallTimeout):
+            text = i18n.sentences(
+                said,
+                _("What waited on it never finished, and was stopped after {seconds:.1f} s.").format(
+                    seconds=samples[-1][0] if samples else seconds
+                ),
+            )
+            new = type(exc)(text)
+            if isinstance(exc, CallStalled):
+                new.idle_s = exc.idle_s
+            new.child_failure, new.samples, new.limit = child, list(samples), said
+            new.cause = limit_cause(limit[0], "", self.sandbox.options.limits)
+            return new
         if isinstance(exc, CpuLimitExceeded) and capped == "call":
             text = _(
                 "{what} did not answer in time: stopped when it had used its limit of {limit} of CPU time "
@@ -622,13 +662,17 @@ class Session:
             text = (
                 str(exc) if str(exc).startswith(what) else _("{what}: {error}").format(what=what, error=exc)
             )
-        if child:
+        if said:  # a crash after a limit's refusal: the refusal is the likely cause
+            text += "\n" + said
+        elif child:
             text += "\n" + likely_cause(child)
         new = type(exc)(text)
         if isinstance(exc, CallStalled):
             new.idle_s = exc.idle_s
         new.child_failure = child
         new.samples = list(samples)
+        if said:
+            new.limit, new.cause = said, limit_cause(limit[0], "", self.sandbox.options.limits)
         return new
 
     def _decode(self, raw, worker: WorkerProcess):

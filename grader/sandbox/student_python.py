@@ -1,7 +1,7 @@
 """`--python`: the sandboxed worker runs under the student's interpreter (e.g. their repo's venv).
 
-The worker still starts under the grader's interpreter, which confines it (mounts, rlimits, uid
-65534) and only then exec's the student's one (worker.become): nothing of theirs ever runs before
+The worker still starts under the grader's interpreter, which confines it (mounts, rlimits, an
+unprivileged uid) and only then exec's the student's one (worker.become): nothing of theirs ever runs before
 the confinement. Only the interpreter and its site-packages are theirs; the sandbox, the wire and
 the limits are the same. In namespace mode the dirs the interpreter needs (the venv, its base
 Python) may sit under a folder the sandbox covers (/root, /tmp, the kit...): they are bound back,

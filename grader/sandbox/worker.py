@@ -62,7 +62,7 @@ def confine(config: dict) -> None:
     proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY) if userns_uid is not None else -1
     apply_mounts(config.get("mounts", []))
     for name, (soft, hard) in config.get("rlimits", {}).items():
-        resource.setrlimit(getattr(resource, name), (soft, hard))
+        resource.setrlimit(getattr(resource, name), within_hard_limit(getattr(resource, name), soft, hard))
     uid = config.get("uid")
     if uid is not None:
         os.setgroups([])
@@ -75,6 +75,15 @@ def confine(config: dict) -> None:
         _linux.enter_user_namespace(userns_uid, proc)
         _linux.die_with_parent()
     os.chdir(config["scratch"])
+
+
+def within_hard_limit(which: int, soft: int, hard: int) -> tuple[int, int]:
+    """(soft, hard), lowered to the hard limit this process already has: raising one needs
+    CAP_SYS_RESOURCE, which root lacks in many containers, and a lower cap set outside stays."""
+    held = resource.getrlimit(which)[1]
+    if held != resource.RLIM_INFINITY:
+        hard = min(hard, held)
+    return min(soft, hard), hard
 
 
 # ------------------------------------------------------------------------------------ serving

@@ -27,10 +27,14 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.sandbox.box import NPROC as GRADING_NPROC
+
 HERE = Path(__file__).resolve().parent
 KIT_ROOT = HERE.parents[1]
 CGROUP_PIDS = Path("/sys/fs/cgroup/pids")
-PIDS_MAX = 400
+# Tasks of one jail in all (threads too): a grading's own budget (grader/sandbox/box.py NPROC),
+# the reference's few, the grader's; past that the cgroup stops what the budget did not.
+PIDS_MAX = GRADING_NPROC + 400
 
 
 @dataclass

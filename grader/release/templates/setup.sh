@@ -2,7 +2,7 @@
 # Gradescope runs this once, as root, when the autograder image is built.
 # It installs Python 3.11+ and the grading packages into /autograder/venv from the kit's lock
 # (requirements/grading.txt: every package pinned, every file checked against its hash), makes sure
-# the unprivileged account the grader drops student code to (uid 65534) exists, and closes the
+# the unprivileged account the grader checks its interpreter with (uid 65534) exists, and closes the
 # grader's own files (hidden tests included) to everyone but root.
 set -euo pipefail
 SRC="$(cd "$(dirname "$0")" && pwd)"
