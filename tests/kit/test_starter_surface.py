@@ -181,3 +181,9 @@ def test_the_same_calls_work_on_the_solution(tmp_path):
             call()
         except NotImplementedError:  # pragma: no cover - a failure message, not a branch
             pytest.fail(f"solution: {name} raises NotImplementedError")
+
+
+def test_gpt2_bytes_is_the_starters_verbatim():
+    """The byte table is given to students whole: the model answer's copy is the same file."""
+    given = (STARTER / "bpe" / "gpt2_bytes.py").read_bytes()
+    assert (SOLUTION / "bpe" / "gpt2_bytes.py").read_bytes() == given
