@@ -26,6 +26,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from grader.errors import RubricError
+
 from .handout_words import RUBRIC_NAME, RULE_TEXT, WORDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,10 +56,6 @@ VISIBILITIES = {"visible", "hidden", *SHOWN_LATER}
 def translated(path: Path, lang: str) -> Path:
     """The file of the handout in `lang` that stands for the English `path`."""
     return LANGUAGES[lang] / path.relative_to(LANGUAGES["en"])
-
-
-class RubricError(ValueError):
-    """The rubric cannot be turned into a table; the message names the file and the entry."""
 
 
 def load_rubric(path: Path = RUBRIC) -> list[dict]:

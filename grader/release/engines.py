@@ -15,8 +15,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from assignment.build import RubricError, replace_block
+from assignment.build import replace_block
 
+from ..errors import RubricError
 from ..sandbox.isolation import Isolation, level
 
 
