@@ -31,8 +31,8 @@ from data.corpus import EOT
 
 from .i18n import _
 from .measured import run_file, shared, shared_text
+from .paths import KIT_ROOT as KIT
 
-KIT = Path(__file__).resolve().parents[1]
 CALIBRATION_FILE = KIT / "data" / "fixtures" / "calibration.json"
 TEST_TIMES_FILE = KIT / "data" / "fixtures" / "test_times.json"
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import contextlib
 import gettext
 import os
-from pathlib import Path
+
+from .paths import LOCALE_DIR
 
 DOMAIN = "grader"
-LOCALE_DIR = Path(__file__).parent / "locale"
 ENGLISH = "en"
 # language code (as --lang takes it) -> the catalogue's locale (None: the code's own words)
 LANGUAGES = {ENGLISH: None, "zh": "zh_CN"}

@@ -15,9 +15,8 @@ from pathlib import Path
 
 from jinja2 import Environment
 
+from ..paths import FARM_TEMPLATES as TEMPLATES
 from . import records, report_view, templating
-
-TEMPLATES = Path(__file__).parent / "templates"
 
 
 def _env() -> Environment:

@@ -13,11 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 from assignment.build import replace_block
 
 from ..errors import RubricError
+from ..paths import README
 from ..sandbox.isolation import Isolation, level
 
 
@@ -173,7 +173,6 @@ def render() -> str:
     return "\n".join(lines)
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 BEGIN = "<!-- engines:begin -->"
 END = "<!-- engines:end -->"
 
