@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jinja2 import Environment
 
-from ..farm import templating
+from .. import templating
 from ..i18n import _
 from ..paths import STAFF_TEMPLATES as TEMPLATES
 from .final_grades import MISSING, FinalGrade, GradeLine
