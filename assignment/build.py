@@ -26,6 +26,10 @@ import sys
 import tomllib
 from pathlib import Path
 
+from grader.errors import RubricError
+from grader.i18n import ENGLISH
+from grader.i18n import LANGUAGES as I18N_LANGUAGES
+
 from .handout_words import RUBRIC_NAME, RULE_TEXT, WORDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +49,9 @@ LIMITS_END = "<!-- time-limits:end -->"
 PROCESS = ROOT / "grader" / "sandbox" / "process.py"
 
 # The handout's languages and their folders; every file of a translation has the English name.
-LANGUAGES = {"en": ROOT / "assignment", "zh": ROOT / "assignment" / "zh"}
+# Each language of the grader (grader/i18n.py) has its handout: English at the top, the others in
+# a folder named by their code.
+LANGUAGES = {lang: ROOT / "assignment" / ("" if lang == ENGLISH else lang) for lang in I18N_LANGUAGES}
 PARTS = (1, 2, 3, "efficiency")
 SHOWN_LATER = ("after_due_date", "after_published")
 VISIBILITIES = {"visible", "hidden", *SHOWN_LATER}
@@ -54,10 +60,6 @@ VISIBILITIES = {"visible", "hidden", *SHOWN_LATER}
 def translated(path: Path, lang: str) -> Path:
     """The file of the handout in `lang` that stands for the English `path`."""
     return LANGUAGES[lang] / path.relative_to(LANGUAGES["en"])
-
-
-class RubricError(ValueError):
-    """The rubric cannot be turned into a table; the message names the file and the entry."""
 
 
 def load_rubric(path: Path = RUBRIC) -> list[dict]:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 DATA_DIR = Path(__file__).resolve().parent
 CORPUS_DIR = DATA_DIR / "corpus"
-EOT = "<|endoftext|>"
+EOT = "<|endoftext|>"  # the one copy of the kit's own: the grader, tests and bench import it
 DOC_END = "\n" + EOT + "\n"
 
 # name -> (kind, target size in bytes, seed). Kinds: "en", "zh", "mixed" (~20% Chinese docs).

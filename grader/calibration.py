@@ -27,13 +27,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from data.corpus import EOT
+
 from .i18n import _
 from .measured import run_file, shared, shared_text
+from .paths import KIT_ROOT as KIT
 
-KIT = Path(__file__).resolve().parents[1]
 CALIBRATION_FILE = KIT / "data" / "fixtures" / "calibration.json"
 TEST_TIMES_FILE = KIT / "data" / "fixtures" / "test_times.json"
-EOT = "<|endoftext|>"
 
 # Measured on the kit's machine (CPU seconds as the gates measure them, reference solution = 1), with
 # the textbook reference (rank-based merging with a pre-token cache, `regex` pre-tokenization), the

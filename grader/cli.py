@@ -3,7 +3,8 @@
     bpe-kit grade SUBMISSION [--out DIR] [--tests PATTERN] [--part N] [--lang zh]   grade one submission
     bpe-kit grade --contract cs336 REPO [--python PATH]   grade a CS336 assignment-1 repository
     bpe-kit zip [FOLDER] [--out submission.zip]   the zip a student uploads (make submission)
-    bpe-kit farm {grade,report,merge,...} ...     grade a whole class (grader/farm/)
+    bpe-kit farm {grade,report,merge} ...         grade a whole class (grader/farm/)
+    bpe-kit staff {collect,finalize,release,similarity} ...   the course staff's steps (grader/staff/)
     bpe-kit release {handout,gradescope} [--lang zh]  build dist/handout.zip or dist/autograder.zip
     bpe-kit fixtures [--engine ...]               regenerate the golden fixtures (grader/oracles/)
     bpe-kit lab NAME [--submission DIR]           one experiment on a bpe package (assignment/labs/)
@@ -32,6 +33,7 @@ from .suite import runner
 # command -> (module whose main(argv) runs it, one line of help)
 TOOLS = {
     "farm": ("grader.farm.__main__", "grade a whole class: gradebook.csv, grades.json, report.html"),
+    "staff": ("grader.staff.__main__", "the staff's steps: collect, finalize, release pages, similarity"),
     "release": ("grader.release.__main__", "build dist/handout.zip or dist/autograder.zip"),
     "fixtures": ("grader.oracles.fixtures", "regenerate the golden fixtures from the oracles"),
     "lab": ("assignment.labs.__main__", "run one experiment (a lab) on a bpe package"),

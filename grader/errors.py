@@ -32,7 +32,8 @@ class SubmissionError(GraderError):
 
 
 class RubricError(GraderError):
-    """The rubric file cannot be used (unreadable, malformed, or at odds with the graded suite)."""
+    """The rubric file cannot be used (unreadable, malformed, or at odds with the graded suite), nor a
+    file the handout's tables are built from with it (assignment/build.py)."""
 
 
 class SuiteError(GraderError):

@@ -23,8 +23,8 @@ import traceback
 from pathlib import Path
 
 from grader import i18n, intake
+from grader.atomic import write_json_atomic
 from grader.errors import SubmissionError
-from grader.farm.records import write_json_atomic
 from grader.i18n import N_, _
 
 HOW_TO_SUBMIT = N_(

@@ -7,7 +7,10 @@ grade). An English grade reads no catalogue at all, so its words are exactly the
 
 The language is one setting of the process (`use`), chosen by the command line (`--lang`), else by
 the environment as gettext reads it (`from_environment`); the grader hands it to the graded suite's
-process (grader/suite/runner.py), so the feedback written there is in the same language. Messages
+process (grader/suite/runner.py), so the feedback written there is in the same language. `LANGUAGES`
+is the kit's one list of languages and `from_environment` its one rule for reading the environment:
+the labs (assignment/labs/_common.py), the handout build (assignment/build.py), the release and the
+staff tools (`argument`) use them too. Messages
 that quote data (ids, merges, texts, file names, code) quote it unchanged: only the words around it
 are translated, through named placeholders (`_("{call} should raise {error}").format(...)`).
 """
@@ -17,10 +20,10 @@ from __future__ import annotations
 import contextlib
 import gettext
 import os
-from pathlib import Path
+
+from .paths import LOCALE_DIR
 
 DOMAIN = "grader"
-LOCALE_DIR = Path(__file__).parent / "locale"
 ENGLISH = "en"
 # language code (as --lang takes it) -> the catalogue's locale (None: the code's own words)
 LANGUAGES = {ENGLISH: None, "zh": "zh_CN"}

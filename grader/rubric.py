@@ -13,6 +13,11 @@ visibility = "visible"              # visible | hidden | after_due_date | after_
 
 The handout's copy has no hidden entries; instead a top-level `withheld_points = N` (written by
 grader/release/rubric_filter.py) says how many points only Gradescope grades.
+
+A contract's rubric (grader/rubric_cs336.toml) names a `base` (a rubric beside it) and states only
+how it differs: it grades the base's tests in the base's order, but those its [[not_in_contract]]
+tables leave out, and each [[test]] table changes the fields it gives of the base's test of its id
+(points, a name). So a test's number, names and translations have one source.
 """
 
 from __future__ import annotations
@@ -68,7 +73,7 @@ def withheld_points(path: Path) -> float:
 def load(path: Path) -> list[Entry]:
     path = Path(path)
     data = _read(path)
-    tables = data.get("test")
+    tables = _based(path, data) if "base" in data else data.get("test")
     if not isinstance(tables, list) or not tables:
         raise RubricError(f"{path}: no [[test]] tables")
     entries, ids, numbers = [], set(), set()
@@ -113,6 +118,36 @@ def load(path: Path) -> list[Entry]:
                 f"{path}: the tests' points add up to {points:g}, but the rubric declares total = {declared:g}"
             )
     return entries
+
+
+def base_tests(path: Path, data: dict) -> dict[str, dict]:
+    """The [[test]] tables of the rubric `data` (read from `path`) is based on, by id."""
+    base = data["base"]
+    if not isinstance(base, str) or not base:
+        raise RubricError(f"{path}: base must name the rubric file this one changes")
+    tables = _read(Path(path).parent / base).get("test")
+    if not isinstance(tables, list):
+        raise RubricError(f"{path}: its base {base} has no [[test]] tables")
+    return {t.get("id"): t for t in tables if isinstance(t, dict)}
+
+
+def _based(path: Path, data: dict) -> list[dict]:
+    """The [[test]] tables of a rubric that states only how it differs from its base."""
+    base = base_tests(path, data)
+    changes, left_out = {}, set()
+    for i, t in enumerate(data.get("test", []), 1):
+        if not isinstance(t, dict) or t.get("id") not in base:
+            raise RubricError(f"{path}: [[test]] #{i}: id must be a test of {data['base']}")
+        if t["id"] in changes:
+            raise RubricError(f"{path}: [[test]] #{i}: a second table for {t['id']}")
+        changes[t["id"]] = t
+    for i, t in enumerate(data.get("not_in_contract", []), 1):
+        if not isinstance(t, dict) or t.get("id") not in base or t["id"] in changes:
+            raise RubricError(
+                f"{path}: [[not_in_contract]] #{i}: id must be a test of {data['base']} with no [[test]] table"
+            )
+        left_out.add(t["id"])
+    return [base[i] | changes.get(i, {}) for i in base if i not in left_out]
 
 
 def number_key(number: str):

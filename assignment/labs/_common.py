@@ -4,7 +4,6 @@ and the language the labs speak (English or Chinese, as the handout)."""
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 import time
 import traceback
@@ -12,7 +11,9 @@ import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
-LANGUAGES = ("en", "zh")
+from grader import i18n
+
+LANGUAGES = tuple(i18n.LANGUAGES)
 
 # The words every lab shares; each lab has its own WORDS, with the same keys in every language.
 WORDS = {
@@ -36,7 +37,8 @@ WORDS = {
         "labs": "labs:",
         "name_help": "which lab to run (see the list below)",
         "submission_help": "folder that contains your bpe/ package (default: starter)",
-        "lang_help": "the language of the lab's words: en or zh (default: from LANG, zh for a zh_* locale)",
+        "lang_help": "the language of the lab's words: en or zh (default: the environment's, LANGUAGE, "
+        "LC_ALL, LC_MESSAGES or LANG; else en)",
         "yes": "yes",
         "no": "NO",
     },
@@ -60,20 +62,18 @@ WORDS = {
         "labs": "实验：",
         "name_help": "要运行哪个实验（见下面的列表）",
         "submission_help": "含有你的 bpe/ 包的文件夹（默认：starter）",
-        "lang_help": "实验输出的语言：en 或 zh（默认：按 LANG，zh_* 语言环境为 zh）",
+        "lang_help": "实验输出的语言：en 或 zh（默认：按环境变量 LANGUAGE、LC_ALL、LC_MESSAGES 或 LANG；"
+        "否则为 en）",
         "yes": "是",
         "no": "否",
     },
 }
 
 
-def language(environ=os.environ) -> str:
-    """The labs' language when --lang is not given: the locale's (LC_ALL, then LC_MESSAGES, then
-    LANG, in POSIX's order), Chinese for any zh locale (`zh_CN.UTF-8`, `zh`), English otherwise."""
-    for key in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        if value := environ.get(key):
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
+def language(environ=None) -> str:
+    """The labs' language when --lang is not given: the grader's, as gettext reads the environment
+    (LANGUAGE, LC_ALL, LC_MESSAGES, LANG: grader/i18n.py), so a lab and a grade speak alike."""
+    return i18n.from_environment(environ)
 
 
 class LabError(Exception):

@@ -27,8 +27,7 @@ import json
 from pathlib import Path
 
 from grader.checks.render import escape, unescape
-
-FIXTURES = Path(__file__).resolve().parents[2] / "data" / "fixtures"
+from grader.paths import FIXTURES
 
 
 def dump_json(obj) -> str:

@@ -12,6 +12,7 @@ whose ties went another way, and nothing else.
 
 from __future__ import annotations
 
+from data.corpus import EOT
 from grader.checks import golden, oracles_here
 from grader.checks.messages import first_difference
 from grader.checks.repeat_probe import repeats_fault
@@ -57,7 +58,6 @@ def merge_fault(
     )
 
 
-EOT = "<|endoftext|>"
 # A trainer that treats "<|endoftext|>" apart whatever the special tokens listed (CS336's chunking
 # example cuts there): one fault, one key, in three shapes; the words say which.
 EOT_APART = "<|endoftext|> apart whatever the list"

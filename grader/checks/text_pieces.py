@@ -4,7 +4,7 @@ so the texts a test generates and the texts whose ids are stored are built alike
 
 from __future__ import annotations
 
-EOT = "<|endoftext|>"
+from data.corpus import EOT
 
 PIECES = [
     EOT,

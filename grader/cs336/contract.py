@@ -1,8 +1,9 @@
 """What the cs336 contract grades, and how CS336's rules differ from the kit's.
 
-The rubric (grader/rubric_cs336.toml) lists the graded tests that apply, with CS336's own points;
-its [[not_in_contract]] tests are not run, and are reported as such, never failed; its `notes` say
-where CS336's handout and its tests disagree (the handout wins) and go with every cs336 grade.
+The rubric (grader/rubric_cs336.toml) changes the kit's (its `base`, grader/rubric.py reads it):
+CS336's own points; its [[not_in_contract]] tests are not run, and are reported as such, never
+failed, under the kit's number and names; its `notes` say where CS336's handout and its tests
+disagree (the handout wins) and go with every cs336 grade.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import tomllib
 from pathlib import Path
 
 from .. import i18n
+from ..charges import CAP
 from ..errors import RubricError
 from ..i18n import _
 from ..paths import GRADER_DIR
-from ..rubric import Entry
+from ..rubric import Entry, base_tests
 from ..scoring import NOT_IN_CONTRACT, Scored
 
 NAME = "cs336"
@@ -30,10 +32,17 @@ def _data(path: Path) -> dict:
 
 def not_in_contract(path: Path = RUBRIC) -> list[Scored]:
     """One zero-point row per kit test this contract leaves out, saying why."""
-    rows = []
-    for i, t in enumerate(_data(path).get("not_in_contract", []), 1):
+    data, rows = _data(path), []
+    try:
+        kit = base_tests(Path(path), data)
+    except KeyError:
+        raise RubricError(f"{path}: no base rubric named") from None
+    for i, t in enumerate(data.get("not_in_contract", []), 1):
         try:
-            entry = Entry(t["id"], t["number"], t["name"], t["part"], 0, "visible", t.get("name_zh"))
+            test = kit[t["id"]]
+            entry = Entry(
+                t["id"], test["number"], test["name"], test["part"], 0, "visible", test.get("name_zh")
+            )
             why = str(t.get("why_zh") if i18n.current() == "zh" and t.get("why_zh") else t["why"])
         except (KeyError, TypeError) as e:
             raise RubricError(f"{path}: [[not_in_contract]] #{i}: missing key {e}") from None
@@ -43,7 +52,8 @@ def not_in_contract(path: Path = RUBRIC) -> list[Scored]:
 
 
 def notes(path: Path = RUBRIC) -> list[str]:
-    """The notes in the report's language: `notes_zh` (one for each note) in a Chinese one."""
+    """The notes in the report's language (`notes_zh`, one for each note, in a Chinese one), with
+    `{cap}` the most one fault costs."""
     data = _data(path)
     value, chinese = data.get("notes", []), data.get("notes_zh")
     if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
@@ -54,7 +64,8 @@ def notes(path: Path = RUBRIC) -> list[str]:
         or not all(isinstance(n, str) for n in chinese)
     ):
         raise RubricError(f"{path}: notes_zh, when given, must hold one string for each note")
-    return chinese if chinese is not None and i18n.current() == "zh" else value
+    said = chinese if chinese is not None and i18n.current() == "zh" else value
+    return [note.format(cap=CAP) for note in said]
 
 
 def relabelled(student: dict, golden: dict) -> dict:

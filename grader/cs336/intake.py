@@ -27,10 +27,10 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from ..errors import PythonError, SubmissionError
 from ..i18n import _
 from ..intake import LITTER, MAX_DEPTH, extract_zip
+from ..paths import CS336_SHIM as SHIM
 from ..sandbox import student_python
 from ..sandbox.box import SUBMISSION_MAX_BYTES, SUBMISSION_MAX_FILES
 
-SHIM = Path(__file__).resolve().parent / "shim.py"
 ADAPTERS = Path("tests") / "adapters.py"
 SKIPPED = (*LITTER, "data", "wandb", "checkpoints", ".pytest_cache", ".mypy_cache", ".ruff_cache")
 SUFFIXES = (

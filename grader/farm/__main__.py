@@ -1,4 +1,7 @@
-"""python -m grader.farm {grade,merge,report}: grade a class, combine shards, render the report."""
+"""python -m grader.farm {grade,merge,report}: grade a class, combine shards, render the report.
+
+The staff's commands are `bpe-kit staff` (grader/staff/); `python -m grader.farm collect ...` and
+the others still work, for one release, as the old spelling of the same commands."""
 
 from __future__ import annotations
 
@@ -97,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the folder `release --to` wrote, for the report's links to each student's page (default OUT/feedback)",
     )
     staff_cli.add_grade_options(r, roster_required=False)  # final beside raw, the roster's missing
-    staff_cli.add_commands(sub)  # collect, finalize, release, similarity: grader/staff/
+    staff_cli.add_commands(sub)  # the old spelling of `bpe-kit staff ...`, kept for one release
     return ap
 
 

@@ -15,6 +15,7 @@ import io
 import json
 from pathlib import Path
 
+from ..atomic import write_json_atomic, write_text_atomic
 from . import records
 from .batch import stale_tests
 from .roster import roster_key
@@ -120,11 +121,11 @@ def write(out: Path, manifest: dict, recs: dict[str, dict]) -> list[dict]:
                 *(_num(r["points"].get(c)) for c in cols),
             ]
         )
-    records.write_text_atomic(out / "gradebook.csv", buf.getvalue())
+    write_text_atomic(out / "gradebook.csv", buf.getvalue())
     # JSON objects are written with sorted keys ("2.10" before "2.2"): points go as [test, points]
     # pairs, in rubric order.
     students = [dict(r, points=[[c, r["points"][c]] for c in cols if c in r["points"]]) for r in table]
-    records.write_json_atomic(
+    write_json_atomic(
         out / "grades.json",
         {"format": records.FORMAT, "kit": manifest["kit"], "tests": cols, "students": students},
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..atomic import write_json_atomic
 from ..errors import MergeError
 from . import records
 from .batch import MANIFEST, not_readable, read_manifest
@@ -142,6 +143,6 @@ def merge(inputs: list[Path], out: Path) -> tuple[MergeReport, dict | None, dict
         "submissions": {s: fp for _, m, _ in loaded for s, fp in m.get("submissions", {}).items()},
         "pending": None,
     }
-    records.write_json_atomic(out / MANIFEST, manifest)
+    write_json_atomic(out / MANIFEST, manifest)
     report.students = len(merged)
     return report, manifest, merged

@@ -21,8 +21,10 @@ import json
 import os
 import secrets
 import shutil
-import tempfile
 from pathlib import Path
+
+from ..atomic import MODE
+from ..atomic import write_json_atomic as write_json_atomic  # batch.py writes its manifest with it
 
 FORMAT = 3  # 3: the raw records (`suite`) and `full_run` are kept
 GRADED = "graded"
@@ -32,48 +34,6 @@ INTERRUPTED = "interrupted"
 GRADER_ERROR = "grader_error"
 STATUSES = (GRADED, UNREADABLE, TIMED_OUT, INTERRUPTED, GRADER_ERROR)
 VERSIONS = ".versions"
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_MODE = 0o666 & ~_umask()  # what open() would give: mkstemp's 0600 would hide results from CI uploaders
-
-
-def _temp_beside(path: Path) -> tuple[int, str]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    os.fchmod(fd, _MODE)
-    return fd, tmp
-
-
-def write_json_atomic(path: Path, data) -> None:
-    """Write JSON to `path` so readers see the old file or the new one, never half of one."""
-    fd, tmp = _temp_beside(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1, sort_keys=True, ensure_ascii=False)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    fd, tmp = _temp_beside(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def student_dir(out: Path, student: str) -> Path:
@@ -151,7 +111,7 @@ def commit(out: Path, student: str, files: dict[str, str]) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(path, _MODE)
+        os.chmod(path, MODE)
     link = root / student
     old = os.readlink(link) if link.is_symlink() else None
     if link.exists() and not link.is_symlink():  # an output written before versions existed

@@ -15,9 +15,10 @@ from pathlib import Path
 
 from jinja2 import Environment
 
-from . import records, report_view, templating
-
-TEMPLATES = Path(__file__).parent / "templates"
+from .. import templating
+from ..atomic import write_text_atomic
+from ..paths import FARM_TEMPLATES as TEMPLATES
+from . import report_view
 
 
 def _env() -> Environment:
@@ -59,10 +60,10 @@ def write(
     pages = render(manifest, recs, out, feedback=feedback, page_size=page_size, grades=grades)
     for name, text in pages.items():
         if name != "report.html":
-            records.write_text_atomic(out / name, text)
+            write_text_atomic(out / name, text)
     for old in (out / report_view.PAGES_DIR).glob("students-*.html"):
         if f"{report_view.PAGES_DIR}/{old.name}" not in pages:
             old.unlink(missing_ok=True)
     path = out / "report.html"
-    records.write_text_atomic(path, pages["report.html"])  # last: it links to the pages above
+    write_text_atomic(path, pages["report.html"])  # last: it links to the pages above
     return path

@@ -33,6 +33,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from data.corpus import EOT
 from grader import calibration
 from grader.checks import golden
 from grader.checks.diagnose import reference_pretokenize, reference_split
@@ -43,8 +44,6 @@ from grader.oracles import char_bpe, recorder
 from grader.oracles.encoder import TrustedEncoder
 from grader.oracles.trainer import read_corpus, train
 from grader.paths import SOLUTION
-
-EOT = "<|endoftext|>"
 
 
 def _lines(*lines: str, times: int = 1) -> str:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-from assignment.build import RubricError, replace_block
+from assignment.build import replace_block
 
+from ..errors import RubricError
+from ..paths import README
 from ..sandbox.isolation import Isolation, level
 
 
@@ -172,7 +173,6 @@ def render() -> str:
     return "\n".join(lines)
 
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 BEGIN = "<!-- engines:begin -->"
 END = "<!-- engines:end -->"
 

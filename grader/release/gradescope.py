@@ -14,10 +14,10 @@ from pathlib import Path
 from .. import i18n
 from ..errors import BundleError
 from ..i18n import N_
+from ..paths import RELEASE_TEMPLATES as TEMPLATES
 from .contents import BUNDLE_EXCLUDE, BUNDLE_INCLUDE, select
 from .zipout import write_zip
 
-TEMPLATES = Path(__file__).parent / "templates"
 ENTRY_POINTS = ("setup.sh", "run_autograder")
 # run_autograder's own words, for when Python itself is what broke (it says them without Python):
 # the bundle carries them in its language, and the language the grader is run in.

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..calibration import public_test_times
 from ..errors import LeakError
+from ..paths import RELEASE_TEMPLATES as TEMPLATES
 from .contents import HANDOUT_INCLUDE, PRIVATE, TRANSLATIONS, select
 from .leaks import scan
 from .rubric_filter import visible_only
@@ -23,7 +24,6 @@ __all__ = ["LANGUAGES", "TOP", "LeakError", "StarterError", "build", "default_de
 
 TOP = "bpe-assignment"
 LANGUAGES = ("en", *TRANSLATIONS)
-TEMPLATES = Path(__file__).parent / "templates"
 STUDENT_FILES = {
     "Makefile": "student.Makefile",
     "README.md": "student_README.md",

@@ -47,11 +47,10 @@ from pathlib import Path
 
 from ..errors import SubmissionError
 from ..i18n import _
-from ..paths import KIT_ROOT
+from ..paths import KIT_ROOT, SANDBOX_DIR
 from . import bytecode, student_python
 from .isolation import Isolation, level
 
-SANDBOX_DIR = Path(__file__).resolve().parent
 # All the worker imports of the grader's:
 WORKER_RUNTIME = ("_linux.py", "call_words.py", "importing.py", "wire.py", "worker.py")
 VIEW_ROOT = "/tmp/bpe-kit"

@@ -1,4 +1,4 @@
-"""The staff subcommands of `python -m grader.farm`: collect, finalize, release, similarity.
+"""The course staff's commands, `bpe-kit staff`: collect, finalize, release, similarity.
 
 collect DOWNLOAD --roster roster.csv --into submissions/      LMS download -> one entry per id
 finalize OUT --roster roster.csv [--policy late.toml] [--overrides overrides.csv]
@@ -22,7 +22,7 @@ STAFF_DIR = "staff"  # finalize's files, inside the farm's output folder
 
 
 def add_commands(sub) -> None:
-    """Add the staff subcommands to the farm's subparsers."""
+    """Add the staff subcommands to `sub`: `bpe-kit staff`'s, and the farm's (the old spelling)."""
     c = sub.add_parser("collect", help="copy an LMS bulk download into one folder or zip per student id")
     c.add_argument("download", type=Path, help="the unzipped Canvas or Gradescope download, or plain folders")
     c.add_argument("--roster", type=Path, required=True)

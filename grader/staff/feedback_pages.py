@@ -17,13 +17,13 @@ from pathlib import Path
 
 from jinja2 import Environment
 
-from ..farm import templating
+from .. import templating
 from ..i18n import _
+from ..paths import STAFF_TEMPLATES as TEMPLATES
 from .final_grades import MISSING, FinalGrade, GradeLine
 from .late_policy import LatePolicy
 from .overrides import TOTAL
 
-TEMPLATES = Path(__file__).parent / "templates"
 VISIBLE, AFTER_DUE, AFTER_PUBLISHED, HIDDEN = "visible", "after_due_date", "after_published", "hidden"
 
 

@@ -7,18 +7,17 @@ pre-tokens first is what makes this fast: a corpus of millions of words has
 only tens of thousands of distinct ones, and merges are learned on those.
 
 ``train_bpe`` comes first, then its two steps: counting pre-tokens
-(``_count_pretokens``) and learning merges (``_learn_merges``). A file of
-many megabytes is counted in parallel and in bounded memory by
-``extras.parallel_counts``, which Part 2 allows but does not ask for.
+(``_count_pretokens``) and learning merges (``_learn_merges``). This module
+is the whole answer to Part 2 and needs nothing else of the package but
+``pretokenize``.
 """
 
 import heapq
 import itertools
 import os
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 
-from .extras import parallel_counts
-from .extras.progress import progress
 from .pretokenize import _compile_specials, pretokenize
 
 
@@ -35,13 +34,18 @@ def train_bpe(
     >>> # vocab, merges = train_bpe("corpus.txt", 1000, ["<|endoftext|>"])
     """
     specials = _check_args(vocab_size, special_tokens)
+    vocab = _first_vocab(specials)
+    word_counts = _count_pretokens(input_path, specials)
+    merges = _learn_merges(word_counts, vocab, vocab_size - len(vocab))
+    return vocab, merges
+
+
+def _first_vocab(specials: list[str]) -> dict[int, bytes]:
+    """Ids 0-255 for the single bytes, then one id per special token, in the order given."""
     vocab: dict[int, bytes] = {i: bytes([i]) for i in range(256)}
     for tok in specials:
         vocab[len(vocab)] = tok.encode("utf-8")
-    word_counts = _count_pretokens(input_path, specials)
-    large = parallel_counts.is_large(input_path)
-    merges = _learn_merges(word_counts, vocab, vocab_size - len(vocab), large=large)
-    return vocab, merges
+    return vocab
 
 
 def _check_args(vocab_size: object, special_tokens: object) -> list[str]:
@@ -75,14 +79,9 @@ def _count_pretokens(path: str | os.PathLike, specials: list[str]) -> dict[bytes
     """Return ``{pre-token as UTF-8 bytes: frequency}`` for the file at ``path``.
 
     Only *distinct* pre-tokens and their frequencies matter to training, so
-    the file is reduced to this table. A small file is read whole; a large
-    one is counted in segments, by worker processes (``extras``): the table
-    is the same either way.
+    the file is reduced to this table.
     """
-    if parallel_counts.is_large(path):
-        counts = parallel_counts.count_file(path, specials)
-    else:
-        counts = _count_text(_read_utf8(path), specials)
+    counts = _count_text(_read_utf8(path), specials)
     return {tok.encode("utf-8"): n for tok, n in counts.items()}
 
 
@@ -123,14 +122,21 @@ def _read_utf8(path: str | os.PathLike) -> str:
 
 
 def _learn_merges(
-    word_counts: dict[bytes, int], vocab: dict[int, bytes], num_merges: int, *, large: bool = False
+    word_counts: dict[bytes, int], vocab: dict[int, bytes], num_merges: int
 ) -> list[tuple[bytes, bytes]]:
-    """Learn up to ``num_merges`` merges; new tokens are added to ``vocab``.
+    """Learn up to ``num_merges`` merges; new tokens are added to ``vocab``."""
+    return list(_iter_merges(word_counts, vocab, num_merges))
+
+
+def _iter_merges(
+    word_counts: dict[bytes, int], vocab: dict[int, bytes], num_merges: int
+) -> Iterator[tuple[bytes, bytes]]:
+    """Yield up to ``num_merges`` merges as they are learned; new tokens are added to ``vocab``.
 
     ``word_counts`` maps each distinct pre-token (as UTF-8 bytes) to its
     frequency; ``vocab`` must already hold ids 0..255 for single bytes (id ==
     byte value) and the special tokens. Stops early when no pair is left.
-    ``large`` allows a progress bar (on a terminal only).
+    One merge at a time lets a caller watch the work (a progress bar).
 
     Recounting every pair after every merge is O(corpus) per step. Instead we
     keep, across steps:
@@ -168,17 +174,15 @@ def _learn_merges(
     heap = [(-c, keys[a], keys[b], a, b) for (a, b), c in counts.items()]
     heapq.heapify(heap)
 
-    merges: list[tuple[bytes, bytes]] = []
-    bar = progress("merging", num_merges, large=large, unit=" merges")
+    learned = 0
     next_id = max(vocab) + 1
-    while len(merges) < num_merges and heap:
+    while learned < num_merges and heap:
         neg, _, _, a, b = heapq.heappop(heap)
         if counts.get((a, b), 0) != -neg:
             continue  # stale entry: the count changed after it was pushed
         token = vocab[a] + vocab[b]
         vocab[next_id] = token
-        merges.append((vocab[a], vocab[b]))
-        bar.advance(1)
+        learned += 1
         new_id = id_of.setdefault(token, next_id)
         keys[new_id] = _desc_key(token)
         next_id += 1
@@ -194,8 +198,7 @@ def _learn_merges(
             else:
                 counts.pop(pair, None)
                 where.pop(pair, None)
-    bar.close()
-    return merges
+        yield vocab[a], vocab[b]
 
 
 def _desc_key(token: bytes) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ import contextlib
 
 import pytest
 
+from data.corpus import EOT
 from grader import calibration
 from grader.checks import golden, oracles_here
 from grader.checks.diagnose import Diagnosed, first_difference_in_pieces
@@ -21,7 +22,6 @@ from grader.checks.shapes import check_ids, check_train_result
 from grader.checks.speed import WALL_FACTOR, memory_figures, timed_call, verdict
 from grader.i18n import N_, _
 
-EOT = "<|endoftext|>"
 TRAIN_HINT = N_(
     "Hint: do not recount every pair after every merge. Count the distinct pre-tokens once, "
     "keep the pair counts, and after a merge update only the counts of pairs next to it "

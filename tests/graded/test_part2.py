@@ -14,6 +14,7 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
+from data.corpus import EOT
 from grader.checks import golden
 from grader.checks.diagnose import Finding, first_difference_in_specials
 from grader.checks.expect import expect_error
@@ -22,8 +23,6 @@ from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_train_result
 from grader.checks.training_check import check_training_case
 from grader.i18n import N_, _
-
-EOT = "<|endoftext|>"
 
 
 @pytest.mark.timeout(30)

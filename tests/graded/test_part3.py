@@ -18,6 +18,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from data.corpus import EOT
 from grader.checks import appended, chunking, golden
 from grader.checks.diagnose import first_difference_in_pieces, first_difference_in_tokenizer
 from grader.checks.encoding_check import (
@@ -36,7 +37,6 @@ from grader.checks.shapes import check_ids
 from grader.checks.text_pieces import PIECES as TEXT_PIECES
 from grader.i18n import _
 
-EOT = "<|endoftext|>"
 # Any character UTF-8 can encode: every one but the surrogates (category Cs). Said by category, not
 # as codec="utf-8": the same characters and the same examples, but hypothesis would find a codec's
 # characters by encoding all 1.1 million of them, in every grade (1.4 s of CPU each time).

@@ -6,6 +6,7 @@ that interpreter (`--python`, or the repository's .venv by default)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.util
 import json
 import shutil
@@ -47,6 +48,38 @@ def test_rubric_covers_every_graded_test_once():
         s.status == scoring.NOT_IN_CONTRACT and s.entry.points == 0 for s in contract.not_in_contract()
     )
     assert contract.notes(), "the notes on CS336's rules go with every grade"
+
+
+# CS336's weighting, the one thing its rubric states for every test it grades (by kit number).
+CS336_POINTS = {
+    "2.3": 5, "2.4": 5, "2.5": 5, "2.6": 5, "2.8": 5, "2.9": 5, "2.10": 4, "2.13": 5, "2.15": 2,
+    "2.16": 2, "2.17": 2, "2.19": 2, "3.1": 4, "3.2": 4, "3.3": 4, "3.4": 4, "3.8": 4, "3.9": 4,
+    "3.10": 4, "3.11": 4, "3.12": 4, "3.13": 2, "E.1": 6, "E.2": 4, "E.3": 5,
+}  # fmt: skip
+# The two decode tests say what they check under CS336's rules (it states no error for an unknown id).
+CS336_NAMES = {
+    "3.4": ("decode: known texts, broken UTF-8", "decode：已知文本、损坏的 UTF-8"),
+    "3.11": (
+        "decode of any ids: the bytes joined, then errors='replace'",
+        "解码任意编号：先拼接所有字节，再用 errors='replace' 解码",
+    ),
+}
+
+
+def test_the_cs336_rubric_is_the_kits_changed_by_test_id():
+    """rubric_cs336.toml states only what differs; what it loads is the kit's tests, in the kit's
+    order, with the kit's numbers, parts, visibilities and names, CS336's points and two names."""
+    kit = [e for e in KIT_ENTRIES if e.number in CS336_POINTS]
+    assert [e.number for e in ENTRIES] == [e.number for e in kit]
+    for mine, theirs in zip(ENTRIES, kit, strict=True):
+        name, name_zh = CS336_NAMES.get(mine.number, (theirs.name, theirs.name_zh))
+        expected = dataclasses.replace(theirs, points=CS336_POINTS[mine.number], name=name, name_zh=name_zh)
+        assert mine == expected, mine.number
+    left_out = {s.entry.number: s.entry for s in contract.not_in_contract()}
+    assert sorted(left_out) == sorted(e.number for e in KIT_ENTRIES if e.number not in CS336_POINTS)
+    for e in KIT_ENTRIES:
+        if e.number in left_out:
+            assert left_out[e.number] == dataclasses.replace(e, points=0, visibility="visible")
 
 
 def test_relabelled_accepts_any_ids_but_not_other_tokens():

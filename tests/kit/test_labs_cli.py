@@ -5,6 +5,7 @@ A student's mistake must end in one clear line (and a non-zero exit), never a tr
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -67,7 +68,7 @@ def test_the_language_follows_the_locale_unless_lang_is_given():
 
     assert language({}) == "en" and language({"LANG": "C.UTF-8"}) == "en"
     assert language({"LANG": "zh_CN.UTF-8"}) == "zh" and language({"LANG": "zh"}) == "zh"
-    assert language({"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}) == "en"  # LC_ALL first, as POSIX
+    assert language({"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}) == "en"  # LC_ALL first, as gettext
     assert language({"LC_MESSAGES": "zh_TW.UTF-8", "LANG": "en_US.UTF-8"}) == "zh"
     listing = subprocess.run(
         [sys.executable, "-m", "assignment.labs"],
@@ -79,6 +80,27 @@ def test_the_language_follows_the_locale_unless_lang_is_given():
     )
     assert listing.returncode == 0 and "实验：" in listing.stdout and "  trace " in listing.stdout
     assert "Run an experiment" not in listing.stdout
+
+
+def test_a_lab_reads_the_environment_as_the_grader_does():
+    """gettext's order: LANGUAGE before LC_ALL, LC_MESSAGES and LANG, for a lab as for a grade."""
+    from assignment.labs._common import language
+    from grader import i18n
+
+    env = {"LANGUAGE": "zh", "LANG": "en_US.UTF-8"}
+    assert language(env) == i18n.from_environment(env) == "zh"
+    clean = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")}
+    result = subprocess.run(
+        [sys.executable, "-m", "assignment.labs", "trace", "--submission", str(STARTER)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=clean | env,
+    )
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "但它还在引发 NotImplementedError" in result.stderr
+    assert "which still raises" not in result.stderr
 
 
 def test_chinese_messages_name_the_same_things():

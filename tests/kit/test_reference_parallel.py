@@ -16,6 +16,7 @@ from slow_trainer import slow_train_bpe
 bpe = reference_bpe.load()
 training = importlib.import_module("bpe_reference.training")
 counting = importlib.import_module("bpe_reference.extras.parallel_counts")
+train_large = importlib.import_module("bpe_reference.extras.train_large")
 segments = importlib.import_module("bpe_reference.extras.segments")
 encode_file = importlib.import_module("bpe_reference.extras.encode_file")
 
@@ -89,7 +90,7 @@ def test_parallel_counting_equals_counting_the_whole_text(tmp_path, force_large,
     path = tmp_path / "docs.txt"
     path.write_bytes(DOCS.encode("utf-8"))
     whole = training._count_text(DOCS, specials)
-    assert training._count_pretokens(path, specials) == {t.encode(): n for t, n in whole.items()}
+    assert train_large.count_pretokens(path, specials) == {t.encode(): n for t, n in whole.items()}
 
 
 def test_parallel_training_matches_slow_trainer(tmp_path, force_large):
@@ -147,7 +148,7 @@ def test_without_worker_processes_the_work_is_done_in_process(tmp_path, force_la
     path = tmp_path / "docs.txt"
     path.write_bytes(DOCS.encode("utf-8"))
     expected = {t.encode(): n for t, n in training._count_text(DOCS, ["<|endoftext|>"]).items()}
-    assert training._count_pretokens(path, ["<|endoftext|>"]) == expected
+    assert train_large.count_pretokens(path, ["<|endoftext|>"]) == expected
 
 
 def test_a_large_chunk_is_cut_into_batches_lazily(monkeypatch):

@@ -181,3 +181,23 @@ def test_the_same_calls_work_on_the_solution(tmp_path):
             call()
         except NotImplementedError:  # pragma: no cover - a failure message, not a branch
             pytest.fail(f"solution: {name} raises NotImplementedError")
+
+
+def test_gpt2_bytes_is_the_starters_verbatim():
+    """The byte table is given to students whole: the model answer's copy is the same file."""
+    given = (STARTER / "bpe" / "gpt2_bytes.py").read_bytes()
+    assert (SOLUTION / "bpe" / "gpt2_bytes.py").read_bytes() == given
+
+
+def test_the_part_2_answer_needs_nothing_from_extras():
+    """A student who diffs their training.py against the model answer meets Part 2 alone: extras/
+    builds on training.py, never the reverse."""
+    tree = ast.parse((SOLUTION / "bpe" / "training.py").read_text(encoding="utf-8"))
+    imported = ["." * n.level + (n.module or "") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert imported and not [m for m in imported if "extras" in m.split(".")]
+    # `from . import extras` names it as an import, not a module
+    assert not [
+        a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names if a.name == "extras"
+    ]
+    assert {m for m in imported if m.startswith(".")} <= {".pretokenize"}

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from data.corpus import EOT
 from grader import scoring
 from grader.charges import charge
 from grader.checks import diagnose
@@ -20,8 +21,6 @@ from grader.checks.messages import diagnosed, explain_finding
 from grader.report import results_json, terminal
 from grader.rubric import Entry
 from grader.suite.outcome import record
-
-EOT = "<|endoftext|>"
 
 
 class _Kit:

@@ -1,10 +1,10 @@
 """Counting the pre-tokens of a large training file, in parallel and in bounded memory.
 
 An extra: no stub asks for it (Part 2 only allows splitting the work between
-processes, if the file is cut at special tokens alone). ``train_bpe`` reads
-a small file whole; a file of ``LARGE_BYTES`` or more is cut before special
-tokens into segments that are counted separately, in parallel, each streamed
-in bounded blocks, and the tables are added up: memory stays bounded on
+processes, if the file is cut at special tokens alone). ``train_large``
+leaves a small file to ``training``, which reads it whole; a file of
+``LARGE_BYTES`` or more is cut before special tokens into segments that are
+counted separately, in parallel, each streamed in bounded blocks, and the tables are added up: memory stays bounded on
 multi-gigabyte corpora, and the counts are those of the whole text.
 """
 

@@ -1,4 +1,4 @@
-"""The one Jinja2 set-up of the farm's and the staff tools' pages: autoescape (a submission's
+"""The one Jinja2 set-up of the kit's pages (the farm's class report, the staff's student pages): autoescape (a submission's
 output is hostile text), StrictUndefined (a missing field fails the build instead of printing
 nothing), the filters the templates share, and the i18n extension: `{% trans %}` and `_()` speak
 the process's language (grader/i18n.py; the students' pages are translated, the class report is not)."""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from .. import i18n
+from . import i18n
 
 
 def _num(x) -> str:
