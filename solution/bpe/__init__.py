@@ -8,15 +8,15 @@ Part 3 ``tokenizer``: encode and decode with a trained model (``BPETokenizer``).
 Each answer is in the module of the same name as the starter's stub.
 ``extras/`` holds what no stub asks for: parallel counting for very large
 training files, a whole file to an array of ids, a progress bar. It builds
-on the answers, never the reverse: the ``train_bpe`` exported here is
-``training``'s with a large file counted in parallel (``extras.train_large``).
+on the answers, never the reverse: ``extras.train_large.train_bpe`` is
+``training``'s with a very large file counted in parallel.
 """
 
 from .char_bpe import CharBPE, merge
-from .extras.train_large import train_bpe
 from .gpt2_bytes import bytes_to_unicode, unicode_to_bytes
 from .pretokenize import GPT2_PATTERN, pretokenize, split_on_special_tokens
 from .tokenizer import BPETokenizer
+from .training import train_bpe
 
 __all__ = [
     "GPT2_PATTERN",

@@ -132,10 +132,10 @@ def test_no_progress_bar_unless_asked(tmp_path, force_large, capfd, monkeypatch)
     monkeypatch.delenv("BPE_PROGRESS", raising=False)
     path = tmp_path / "docs.txt"
     path.write_bytes(DOCS.encode("utf-8"))
-    bpe.train_bpe(path, 300, ["<|endoftext|>"])
+    train_large.train_bpe(path, 300, ["<|endoftext|>"])
     assert capfd.readouterr().err == ""
     monkeypatch.setenv("BPE_PROGRESS", "1")
-    bpe.train_bpe(path, 300, ["<|endoftext|>"])
+    train_large.train_bpe(path, 300, ["<|endoftext|>"])
     assert "merging" in capfd.readouterr().err
 
 
