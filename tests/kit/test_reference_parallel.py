@@ -96,7 +96,7 @@ def test_parallel_counting_equals_counting_the_whole_text(tmp_path, force_large,
 def test_parallel_training_matches_slow_trainer(tmp_path, force_large):
     path = tmp_path / "docs.txt"
     path.write_bytes(DOCS.encode("utf-8"))
-    got = bpe.train_bpe(path, 300, ["<|endoftext|>"])
+    got = train_large.train_bpe(path, 300, ["<|endoftext|>"])
     assert got == slow_train_bpe(DOCS, 300, ["<|endoftext|>"])
 
 
@@ -104,7 +104,7 @@ def test_bad_utf8_in_a_later_segment_names_the_file(tmp_path, force_large):
     path = tmp_path / "late_error.txt"
     path.write_bytes(DOCS.encode("utf-8") + b"\xc3(")
     with pytest.raises(ValueError, match=r"late_error\.txt"):
-        bpe.train_bpe(path, 300, ["<|endoftext|>"])
+        train_large.train_bpe(path, 300, ["<|endoftext|>"])
 
 
 @pytest.mark.parametrize(("dtype", "code"), [("uint16", "H"), ("uint32", "I")])
