@@ -14,6 +14,7 @@ import difflib
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
+from unittest import mock
 
 import cosmic_ray.plugins
 from cosmic_ray.commands.init import init
@@ -58,16 +59,20 @@ def module_path(root: Path, module: str) -> Path:
     return root / "bpe" / f"{module}.py"
 
 
-def enumerate_into(db: WorkDB, root: Path, modules: list[str]) -> None:
-    """Cosmic Ray's own enumeration (`cosmic-ray init`) of the modules of `root`/bpe into `db`,
-    with every core operator that takes no arguments."""
-    init([module_path(root, m) for m in modules], db, {})
+def enumerate_into(db: WorkDB, root: Path, modules: list[str], operators: set[str] | None = None) -> None:
+    """Cosmic Ray's own enumeration (`cosmic-ray init`) of the modules of `root`/bpe into `db`, with
+    every core operator that takes no arguments, or only `operators`: an operator's occurrences
+    are numbered on their own, so leaving the others out changes none of its mutants."""
+    every = cosmic_ray.plugins.operator_names
+    only = (lambda: [name for name in every() if name in operators]) if operators else every
+    with mock.patch.object(cosmic_ray.plugins, "operator_names", only):
+        init([module_path(root, m) for m in modules], db, {})
 
 
-def work_items(root: Path, modules: list[str]) -> list[WorkItem]:
-    """Every mutant of the modules, in a stable order (module, operator, occurrence)."""
+def work_items(root: Path, modules: list[str], operators: set[str] | None = None) -> list[WorkItem]:
+    """Every mutant of the modules (of `operators` only, if given), in a stable order."""
     with tempfile.TemporaryDirectory() as tmp, use_db(Path(tmp) / "enum.sqlite") as db:
-        enumerate_into(db, root, modules)
+        enumerate_into(db, root, modules, operators)
         items = db.work_items
     return sorted(items, key=stable_order)
 
