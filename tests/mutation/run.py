@@ -105,6 +105,8 @@ def baseline_holds(modules: list[str], copies: queue.Queue, jobs: int) -> bool:
         print(
             f"mutation: the unmutated reference loses points in Part {part} ({got}): no mutant can be judged"
         )
+    if not lost:
+        print(f"mutation: the unmutated reference keeps full marks in Part {', '.join(parts)}", flush=True)
     return not lost
 
 
@@ -153,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
             f"grading {len(chosen)} with {args.jobs} jobs",
             flush=True,
         )
-        start = time.monotonic()
         if not baseline_holds(modules, copies, args.jobs):
             return 2
+        start = time.monotonic()
         outcomes: dict[str, WorkResult] = {}
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = {w.job_id: pool.submit(grade, w, pristine, copies, args.timeout) for w in chosen}
@@ -186,7 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     counted = len(chosen) - len(incompetent) - len(listed)
     print()
     print(f"mutation score: {killed} / {counted} killed ({len(chosen)} graded, {len(listed)} equivalent)")
-    print(f"time: {elapsed:.0f} s wall, {elapsed * args.jobs / max(len(chosen), 1):.1f} s per mutant per job")
+    print(
+        f"time: {elapsed:.0f} s wall, {elapsed * min(args.jobs, len(chosen)) / max(len(chosen), 1):.1f} s per mutant per job"
+    )
     for title, group in (
         ("survivors (kill them with an input, or list them in tests/mutation/equivalent.toml)", survivors),
         ("listed as equivalent in equivalent.toml but killed: remove them", killed_listed),
