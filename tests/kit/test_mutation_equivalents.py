@@ -15,16 +15,19 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mutation"))
 from mutants import (  # the kit's mutation tools, tests/mutation/
+    EQUIVALENT,
     MODULE_PARTS,
     SOLUTION,
     annotation_spans,
+    choose,
+    entry_key,
     in_annotation,
+    load_equivalents,
     module_path,
     name_all,
     stable_order,
     work_items,
 )
-from run import EQUIVALENT, choose, entry_key, load_equivalents
 
 FIELDS = {"module", "function", "operator", "line", "mutated", "reason"}  # and "nth", when not 0
 ENTRIES = load_equivalents()

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import random
 import tempfile
+import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from unittest import mock
@@ -24,6 +26,8 @@ from cosmic_ray.work_item import WorkItem
 
 KIT = Path(__file__).resolve().parents[2]
 SOLUTION = KIT / "solution"
+EQUIVALENT = Path(__file__).resolve().parent / "equivalent.toml"
+SEED = 33  # the sample is the same on every machine and every run
 
 # The modules whose functions the starter's stubs ask for, and the Parts whose graded tests call
 # them (rubric.toml). gpt2_bytes.py and __main__.py are given whole to the students; extras/ is asked
@@ -149,3 +153,27 @@ def name_all(
 def first_line(item: WorkItem, sources: dict[str, str]) -> str:
     line = item.mutations[0].start_pos[0]
     return sources[module_of(item)].splitlines()[line - 1].strip()
+
+
+def load_equivalents(path: Path = EQUIVALENT) -> list[dict]:
+    """The [[mutant]] entries of equivalent.toml."""
+    return tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
+
+
+def entry_key(entry: dict) -> tuple[str, str, str, str, str, int]:
+    return (
+        entry["module"],
+        entry["function"],
+        entry["operator"],
+        entry["line"],
+        entry["mutated"],
+        entry.get("nth", 0),
+    )
+
+
+def choose(items: list[WorkItem], sample: int | None) -> list[WorkItem]:
+    """`sample` of the items (all of them for None), the same ones on every run: a fixed seed over
+    a stable order."""
+    if sample is None or sample >= len(items):
+        return items
+    return sorted(random.Random(SEED).sample(items, sample), key=stable_order)

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import argparse
 import queue
-import random
 import shlex
 import shutil
 import sys
 import time
-import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -37,38 +35,17 @@ from mutants import (
     MODULE_PARTS,
     SOLUTION,
     annotation_spans,
+    choose,
+    entry_key,
     enumerate_into,
     first_line,
     in_annotation,
+    load_equivalents,
     module_of,
     module_path,
     name_all,
     stable_order,
 )
-
-EQUIVALENT = Path(__file__).resolve().parent / "equivalent.toml"
-SEED = 33  # the sample is the same on every machine and every run
-
-
-def load_equivalents(path: Path = EQUIVALENT) -> list[dict]:
-    return tomllib.loads(path.read_text(encoding="utf-8")).get("mutant", [])
-
-
-def entry_key(entry: dict) -> tuple[str, str, str, str, str, int]:
-    return (
-        entry["module"],
-        entry["function"],
-        entry["operator"],
-        entry["line"],
-        entry["mutated"],
-        entry.get("nth", 0),
-    )
-
-
-def choose(items: list[WorkItem], sample: int | None) -> list[WorkItem]:
-    if sample is None or sample >= len(items):
-        return items
-    return sorted(random.Random(SEED).sample(items, sample), key=stable_order)
 
 
 def test_command(copy: Path, module: str) -> str:
