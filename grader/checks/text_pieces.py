@@ -50,7 +50,7 @@ PIECES = [
 # Latin; right-to-left Arabic; emoji joined by U+200D, flags, variation selectors; and each kind of
 # whitespace that \s holds. Added once each, not paired like PIECES: each costs one call per test.
 VARIED = [
-    "I'LL DON'T We'Re IT'S you'VE",
+    "I'LL DON'T We'Re IT'S you'VE 'The 'She",
     "<|ENDOFTEXT|>",
     f"<|EndOfText|>{EOT}endoftext|>",
     f"<|endoftext|{EOT}|endoftext|>",
@@ -60,5 +60,5 @@ VARIED = [
     "مرحبا بالعالم",
     "שָׁלוֹם",
     "👨\u200d👩\u200d👧\u200d👦 🏳\ufe0f\u200d🌈 🇯🇵 ☺\ufe0e ✌🏽",
-    "a\x0bb\x0cc\x85d\u2029e\u1680f\u3000g\u00a0h\u2028i\r\n",
+    "a\x0bb\x0cc\x85d\u2029e\u1680f\u3000g\u00a0h\u2028i\tj\r\n",
 ]

@@ -94,12 +94,20 @@ PUBLIC_CORPORA = {
     "newlines_cr.txt": lambda: "".join(
         f"line {i}\rcarriage return\r\rnext\r\nwindows line\r\n\r\nend\r" for i in range(6)
     ),
-    # Characters that `regex`'s \p{L}/\p{N} and the standard `re` module classify differently.
-    "unicode_numbers.txt": lambda: _lines(
-        "x² + y² = z²; E = mc²; 10² = 100; H₂O and CO₂; ½ cup; Ⅻ o'clock",
-        "snake_case_name = area_51 + __init__; x²y²z²",
-        "²²² ₂₂ ½½ x²",
-        times=4,
+    # Characters that `regex`'s \p{L}/\p{N} and the standard `re` module classify differently; marks
+    # (\p{M}), which are not letters; contractions in upper case, which GPT-2's are not.
+    "unicode_numbers.txt": lambda: (
+        _lines(
+            "x² + y² = z²; E = mc²; 10² = 100; H₂O and CO₂; ½ cup; Ⅻ o'clock",
+            "snake_case_name = area_51 + __init__; x²y²z²",
+            "²²² ₂₂ ½½ x²",
+            times=4,
+        )
+        + _lines(
+            "नमस्ते दुनिया, नमस्ते नमस्ते; สวัสดีครับ สวัสดี; cafe\u0301 cafe\u0301 nai\u0308ve",
+            "'THE END,' I'LL SAY. DON'T GO! 'SHE'S HERE.' WE'RE OK",
+            times=4,
+        )
     ),
     # A slice of the generated corpus: English and Chinese stories, one special token.
     "generated_slice.txt": lambda: _generated("mixed", 40_000, 7),
@@ -251,8 +259,9 @@ _BASIC_TEXTS = [
     "the the the the",
     "  leading and trailing spaces  ",
     "tab\tseparated\tvalues",
-    # GPT-2's contractions are lowercase only: "'LL" and "'Re" are "'" then letters.
-    "I'LL SEE. DON'T GO! We'Re HERE, IT'S 3 O'CLOCK, YOU'VE WON, SHE'D KNOW, I'M OK.",
+    # GPT-2's contractions are lowercase only: "'LL" and "'Re" are "'" then letters, and "'The" is
+    # "'" then "The" (not "'T" then "he").
+    "'The end,' said Mom. 'She is here.' I'LL SEE. DON'T GO! We'Re HERE, IT'S 3 O'CLOCK, YOU'VE WON.",
 ]
 _SPECIAL_TEXTS = [
     EOT,
