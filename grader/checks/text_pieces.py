@@ -50,7 +50,7 @@ PIECES = [
 # Latin; right-to-left Arabic; emoji joined by U+200D, flags, variation selectors; and each kind of
 # whitespace that \s holds. Added once each, not paired like PIECES: each costs one call per test.
 VARIED = [
-    "I'LL DON'T We'Re IT'S you'VE 'The 'She",
+    "'The I'LL DON'T We'Re IT'S you'VE Bob'She",
     "<|ENDOFTEXT|>",
     f"<|EndOfText|>{EOT}endoftext|>",
     f"<|endoftext|{EOT}|endoftext|>",
