@@ -369,7 +369,7 @@ def test_encode_vocab_ids_not_in_merge_order(bpe):
     shuffled = {moved.get(i, i): token for i, token in vocab.items()}
     facts = TokenizerFacts.of(shuffled, case.special_tokens, case.train.merges)
     before = golden.with_specials(vocab, case.special_tokens)
-    moved = {i: facts.id_of(token) for i, token in before.items()}  # every id, appended specials too
+    renumbered = {i: facts.id_of(token) for i, token in before.items()}  # appended specials too
     texts = case.texts + golden.EncodeCase(golden.root("public"), "specials").texts
 
     def make(given: dict):
@@ -379,7 +379,7 @@ def test_encode_vocab_ids_not_in_merge_order(bpe):
         shuffled,
         case.special_tokens,
         make,
-        lambda given: _encodes_by_rank(bpe, make(given), texts, facts, moved),
+        lambda given: _encodes_by_rank(bpe, make(given), texts, facts, renumbered),
     )
 
 
