@@ -101,11 +101,21 @@ def write_training_corpus(directory: Path) -> Path:
     return path
 
 
+def stream_text() -> str:
+    """The memory gate's text: STREAM_FILE's stories (those of data/corpus/train.txt), whose second
+    half holds no special token (each is a blank line there). Streams with and without special
+    tokens are both bounded: an encoder that holds its text until a special token comes holds
+    a whole megabyte."""
+    text = generated(STREAM_FILE)
+    half = len(text) // 2
+    return text[:half] + text[half:].replace(EOT, "\n\n")
+
+
 def write_stream_file(directory: Path) -> Path:
-    """The memory gate's multi-MB file (the same stories as data/corpus/train.txt)."""
+    """The memory gate's multi-MB file (`stream_text`)."""
     path = Path(directory) / f"stream_{STREAM_FILE[1] // 1_000_000}mb.txt"
     if not path.exists():
-        path.write_bytes(generated(STREAM_FILE).encode("utf-8"))
+        path.write_bytes(stream_text().encode("utf-8"))
     return path
 
 

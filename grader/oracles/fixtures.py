@@ -38,7 +38,7 @@ from grader import calibration
 from grader.checks import golden
 from grader.checks.diagnose import reference_pretokenize, reference_split
 from grader.checks.gpt2 import render
-from grader.checks.text_pieces import PIECES
+from grader.checks.text_pieces import PIECES, VARIED
 from grader.i18n import N_
 from grader.oracles import char_bpe, recorder
 from grader.oracles.encoder import TrustedEncoder
@@ -93,12 +93,20 @@ PUBLIC_CORPORA = {
     "newlines_cr.txt": lambda: "".join(
         f"line {i}\rcarriage return\r\rnext\r\nwindows line\r\n\r\nend\r" for i in range(6)
     ),
-    # Characters that `regex`'s \p{L}/\p{N} and the standard `re` module classify differently.
-    "unicode_numbers.txt": lambda: _lines(
-        "x² + y² = z²; E = mc²; 10² = 100; H₂O and CO₂; ½ cup; Ⅻ o'clock",
-        "snake_case_name = area_51 + __init__; x²y²z²",
-        "²²² ₂₂ ½½ x²",
-        times=4,
+    # Characters that `regex`'s \p{L}/\p{N} and the standard `re` module classify differently; marks
+    # (\p{M}), which are not letters; contractions in upper case, which GPT-2's are not.
+    "unicode_numbers.txt": lambda: (
+        _lines(
+            "x² + y² = z²; E = mc²; 10² = 100; H₂O and CO₂; ½ cup; Ⅻ o'clock",
+            "snake_case_name = area_51 + __init__; x²y²z²",
+            "²²² ₂₂ ½½ x²",
+            times=4,
+        )
+        + _lines(
+            "नमस्ते दुनिया, नमस्ते नमस्ते; สวัสดีครับ สวัสดี; cafe\u0301 cafe\u0301 nai\u0308ve",
+            "'THE END,' I'LL SAY. DON'T GO! 'SHE'S HERE.' WE'RE OK",
+            times=4,
+        )
     ),
     # A slice of the generated corpus: English and Chinese stories, one special token.
     "generated_slice.txt": lambda: _generated("mixed", 40_000, 7),
@@ -250,6 +258,9 @@ _BASIC_TEXTS = [
     "the the the the",
     "  leading and trailing spaces  ",
     "tab\tseparated\tvalues",
+    # GPT-2's contractions are lowercase only: "'LL" and "'Re" are "'" then letters, and "'The" is
+    # "'" then "The" (not "'T" then "he").
+    "'The end,' said Mom. 'She is here.' I'LL SEE. DON'T GO! We'Re HERE, IT'S 3 O'CLOCK, YOU'VE WON.",
 ]
 _SPECIAL_TEXTS = [
     EOT,
@@ -260,6 +271,11 @@ _SPECIAL_TEXTS = [
     "<|endoftext|<|endoftext|>|>",
     f"{EOT[:-1]} is not a special token",
     f"\n{EOT}\n\n{EOT}",
+    # Special tokens match exactly: other letter case, or a token without its first or last
+    # characters, is ordinary text.
+    "<|ENDOFTEXT|>",
+    f"<|EndOfText|>{EOT}<|ENDOFTEXT|><|ENDOFTEXT|>",
+    f"endoftext|>{EOT}|endoftext|> <|endoftext",
 ]
 _UNICODE_TEXTS = [
     "从前，有一只可爱的小猫，名叫小明。",
@@ -271,6 +287,15 @@ _UNICODE_TEXTS = [
     "x² + y² = z², ½, Ⅻ",
     "\x00\x01 control \x7f chars",
     "mixed 中文 and English 123 ok",
+    # Marks (\p{M}) are neither letters nor numbers: the pattern's "other" class cuts them off.
+    "नमस्ते दुनिया, สวัสดีครับ",
+    "cafe\u0301 nai\u0308ve e\u0301\u0301 (decomposed) café (composed)",
+    # Right to left, with Hebrew's vowel marks.
+    "مرحبا بالعالم 123 שָׁלוֹם עוֹלָם",
+    # Emoji joined by U+200D, a flag, variation selectors (U+FE0F, U+FE0E), a skin tone.
+    "👨\u200d👩\u200d👧\u200d👦 🏳\ufe0f\u200d🌈 🇯🇵 ☺\ufe0e ✌🏽!",
+    # Every kind of whitespace \s holds, each between letters and in a run.
+    "a\x0bb\x0cc\x85d\u2029e\u1680f\u3000g\u00a0h\u2028i \x0b\x0c\u3000\u00a0 j",
 ]
 
 # Runs of newlines and spaces with no special token, on a vocab that merges whitespace (exact_text):
@@ -311,6 +336,30 @@ HIDDEN_ENCODE = {
 }
 
 GPT2_FORMAT = {"generated_500": ("generated_500", _BASIC_TEXTS + _UNICODE_TEXTS + [EOT + "x"])}
+# The same tokenizer in files laid out as the format allows, not as `save` writes them: ids that are
+# not 0..n-1 (the bytes are not at their byte values, as in GPT-2's own vocab.json), with gaps, and
+# listed in no order; merges.txt with blank lines, which from_files skips. (train case, texts, seed)
+GPT2_RENUMBERED = {"generated_500_renumbered": ("generated_500", _BASIC_TEXTS + [EOT + "x"], 500)}
+
+
+def _renumbered(vocab: dict[int, bytes], seed: int) -> tuple[dict[int, bytes], list[int]]:
+    """The vocab with each token moved to another id (ids up to 3x the vocab's size, so with gaps),
+    and the order its vocab.json lists them in (shuffled)."""
+    rng = random.Random(seed)
+    tokens = [vocab[i] for i in sorted(vocab)]
+    ids = rng.sample(range(3 * len(tokens)), len(tokens))
+    renumbered = dict(zip(ids, tokens))
+    order = list(renumbered)
+    rng.shuffle(order)
+    return renumbered, order
+
+
+def _merges_with_blank_lines(merges: list[tuple[bytes, bytes]]) -> str:
+    lines = [f"{render(a)} {render(b)}\n" for a, b in merges]
+    for at in range(len(lines) - len(lines) % 50, 0, -50):  # a blank line after every 50 merges
+        lines.insert(at, "\n")
+    return "#version: 0.2\n" + "".join(lines) + "\n"
+
 
 # Part 3's "encode matches" property: texts built from the same pieces as test_part3.py's TEXTS.
 _CHAR_RANGES = [
@@ -344,6 +393,7 @@ def _generated_texts(seed: int, n: int) -> list[str]:
     texts = {"", EOT * 3, "\r\n\r\n  \t", f"a{EOT}{EOT}b", " the  cat"}
     texts |= {a + b for a in PIECES for b in PIECES}  # readable small failures come first
     texts |= set(_RANK_NOT_FREQUENCY)
+    texts |= set(VARIED)
     while len(texts) < n:
         pieces = []
         for _ in range(rng.randint(0, 8)):
@@ -560,6 +610,16 @@ def generate_tree(out: Path, visibility: str, engine) -> None:
             _write(
                 root / "gpt2" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts])
             )
+        for name, (train_case, texts, seed) in GPT2_RENUMBERED.items():
+            vocab, merges = trained[train_case]
+            renumbered, order = _renumbered(vocab, seed)
+            tok = engine.encoder(renumbered, merges, [])
+            rows = [f"  {json.dumps(render(renumbered[i]), ensure_ascii=False)}: {i}" for i in order]
+            _write(root / "gpt2" / name / "vocab.json", "{\n" + ",\n".join(rows) + "\n}\n")
+            _write(root / "gpt2" / name / "merges.txt", _merges_with_blank_lines(merges))
+            _write(
+                root / "gpt2" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts])
+            )
         rows = []
         for text, num_merges in CHAR_BPE_CASES:
             vocab, merges = engine.char_train(text, num_merges)
@@ -611,13 +671,12 @@ def generate_speed(out: Path, engine, encode_model) -> None:
         out / "train", text, calibration.TRAIN_VOCAB_SIZE, specials, merges, with_mistakes=False
     )
     tok = engine.encoder(*encode_model, [EOT])  # as calibration.encode_tokenizer_parts() builds it
-    for gate, spec in (("encode", calibration.ENCODE_TEXT), ("stream", calibration.STREAM_FILE)):
+    for gate, spec, text in (
+        ("encode", calibration.ENCODE_TEXT, calibration.generated(calibration.ENCODE_TEXT)),
+        ("stream", calibration.STREAM_FILE, calibration.stream_text()),
+    ):
         about = f"{gate} gate: generate_text{spec!r}, tokenizer {calibration.ENCODE_TRAIN_CASE} + {EOT}"
-        _write(
-            out / gate / "ids.txt",
-            golden.format_id_digest(about, tok.encode(calibration.generated(spec))),
-            "ascii",
-        )
+        _write(out / gate / "ids.txt", golden.format_id_digest(about, tok.encode(text)), "ascii")
 
 
 def generate(out: Path, engine) -> None:

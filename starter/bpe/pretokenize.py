@@ -38,9 +38,10 @@ def split_on_special_tokens(text: str, special_tokens: Iterable[str]) -> list[st
         The pieces, in order, with no empty strings, such that "".join(pieces) == text.
         A piece is either exactly one special token or ordinary text containing none.
 
-    Special tokens match literally (a "|" is just a "|", not regex "or"). When two special tokens
-    could match at the same place, the LONGER one wins: with "<|a|>" and "<|a|><|a|>" both special,
-    "<|a|><|a|>" is one piece, not two.
+    Special tokens match literally (a "|" is just a "|", not regex "or") and exactly, letter case
+    included: with "<|endoftext|>" special, "<|ENDOFTEXT|>" and "<|endoftext|" are ordinary text.
+    When two special tokens could match at the same place, the LONGER one wins: with "<|a|>" and
+    "<|a|><|a|>" both special, "<|a|><|a|>" is one piece, not two.
 
     >>> split_on_special_tokens("one<|endoftext|>two", ["<|endoftext|>"])
     ['one', '<|endoftext|>', 'two']
@@ -53,8 +54,8 @@ def split_on_special_tokens(text: str, special_tokens: Iterable[str]) -> list[st
 
     The grader checks: text with no special token; adjacent specials; overlapping specials
     (longest first); specials containing regex characters ("|", "[", "(", "*"); an incomplete
-    special token (stays ordinary text); the empty string (gives []); and that the pieces are
-    never empty and always join back to the text.
+    special token or one in other letter case (stays ordinary text); the empty string (gives []);
+    and that the pieces are never empty and always join back to the text.
     """
     # hint: re.escape each token, sort the tokens by length (longest first), join them with "|"
     #       inside ONE capturing group, and re.split keeps the separators for you.
@@ -72,9 +73,16 @@ def pretokenize(text: str) -> list[str]:
     >>> pretokenize("a  b")
     ['a', ' ', ' b']
 
-    The grader checks: agreement with GPT-2's pattern on English with contractions and digits,
-    runs of spaces, tabs and newlines, "\\r\\n" and lone "\\r", superscript digits, Chinese, and
-    emoji.
+    The pattern is case-sensitive: its contractions are lowercase only, so "I'LL" gives "I", "'",
+    "LL". Marks (\\p{M}: Devanagari and Thai vowel signs, the accent of a decomposed "e\\u0301")
+    are neither letters nor numbers, so the fourth alternative takes them. Never normalize or
+    lowercase the text: every character is cut and encoded as it is.
+
+    The grader checks: agreement with GPT-2's pattern on English with contractions (in upper and
+    mixed case too) and digits, runs of spaces, tabs and newlines, "\\r\\n" and lone "\\r", every
+    other kind of whitespace ("\\x0b", "\\u00a0", "\\u2028", "\\u3000", ...), superscript digits,
+    Chinese, scripts with marks (Devanagari, Thai, Hebrew), Arabic, and emoji (joined by U+200D,
+    flags, variation selectors).
     """
     # hint: `import regex` (not `re`) and use regex.findall.
     raise NotImplementedError("pretokenize is yours to write (Part 2)")

@@ -29,7 +29,7 @@ class BPETokenizer:
         """Build a tokenizer from a vocabulary, its merges and optional special tokens.
 
         A special token whose UTF-8 bytes are not in `vocab` yet is added with the next free id
-        (largest id + 1), in the order given.
+        (largest id + 1, not len(vocab): ids may have gaps), in the order given.
 
         >>> vocab = {i: bytes([i]) for i in range(256)}
         >>> vocab[256] = b"hi"
@@ -40,7 +40,8 @@ class BPETokenizer:
         Do not modify the caller's `vocab` dict: copy it first.
 
         The grader checks: a special token already in `vocab` keeps its id; a new one gets the
-        largest id + 1, + 2, ... in the order given; a repeated special token counts once.
+        largest id + 1, + 2, ... in the order given (also in a vocab whose ids have gaps); a
+        repeated special token counts once.
         """
         # hint: also build what encode needs: bytes -> id, and pair -> rank (its index in merges).
         raise NotImplementedError("BPETokenizer.__init__ is yours to write (Part 3)")
@@ -57,10 +58,13 @@ class BPETokenizer:
         vocab.json maps each token, written with `bytes_to_unicode`'s characters, to its id.
         merges.txt has one merge per line: the two tokens, in those characters, separated by one
         space. Skip a first line starting with "#version" and skip blank lines.
-        Open both files with encoding="utf-8".
+        Open both files with encoding="utf-8". Each token's id is the number vocab.json gives it:
+        the ids may come in any order, need not follow the file's order, and may have gaps
+        (GPT-2's own vocab.json does not put the bytes at 0-255).
 
         The grader checks: GPT-2-format files (merges.txt starting with a "#version" line) load
-        into exactly the expected vocab and merges, and then encode to the expected ids.
+        into exactly the expected vocab and merges, and then encode to the expected ids; so do
+        files whose ids are not 0..n-1 in the file's order, with blank lines in merges.txt.
         """
         # hint: unicode_to_bytes() turns "Ġthe" back into b" the", character by character.
         raise NotImplementedError("BPETokenizer.from_files is yours to write (Part 3)")
@@ -96,7 +100,9 @@ class BPETokenizer:
 
         The grader checks: exact ids against the reference on fixed texts and on many random
         ones (special tokens, overlapping special tokens, pieces of special tokens such as "<|",
-        emoji, Chinese, "\\r\\n", runs of spaces), and (in the efficiency part) speed.
+        special tokens in other letter case, uppercase contractions, emoji, Chinese, scripts with
+        combining marks, "\\r\\n", runs of spaces and every other kind of whitespace), and (in the
+        efficiency part) speed. The text is encoded as it is: never normalized or lowercased.
         """
         # hint: the same pre-token ("the", " and", ...) appears again and again; remember the ids
         #       you computed for it, in a dictionary of bounded size.
@@ -116,7 +122,8 @@ class BPETokenizer:
         [256, 257, 256]
 
         The grader checks: equal output for many random chunkings, and bounded memory on a
-        large file.
+        large file, half of it with special tokens and half without (do not wait for a special
+        token before encoding what came before it).
         """
         # hint: keep a buffer. Only emit ids for text that can no longer change, i.e. not the
         #       last (possibly incomplete) pre-token, and not a possible start of a special token.

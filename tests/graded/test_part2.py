@@ -21,6 +21,7 @@ from grader.checks.expect import expect_error
 from grader.checks.gpt2 import GPT2_PATTERN
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_train_result
+from grader.checks.text_pieces import VARIED
 from grader.checks.training_check import check_training_case
 from grader.i18n import N_, _
 
@@ -36,6 +37,9 @@ def test_split_on_special_tokens(bpe):
         ("SEP a|b", ["[SEP]", "(a|b)*"], ["SEP a|b"]),
         ("", [EOT], []),
         ("<|endoftext|", [EOT], ["<|endoftext|"]),
+        # Literal means case too, and the whole token: these are ordinary text.
+        ("<|ENDOFTEXT|>a<|EndOfText|>", [EOT], ["<|ENDOFTEXT|>a<|EndOfText|>"]),
+        (f"endoftext|>{EOT}<|endoftext", [EOT], ["endoftext|>", EOT, "<|endoftext"]),
     ]
     for text, specials, expected in cases:
         got = bpe.split_on_special_tokens(text, specials)
@@ -68,7 +72,7 @@ def test_pretokenize(bpe):
         "从前，有一只小猫。",
         "line\r\nnext\rlast",
         "🙂👍 ok",
-    ]
+    ] + [t for t in VARIED if EOT not in t]  # case, marks, right to left, emoji sequences, all of \s
     for text in texts:
         expected = regex.findall(GPT2_PATTERN, text)
         got = bpe.pretokenize(text)

@@ -35,6 +35,7 @@ from grader.checks.messages import diagnosed
 from grader.checks.round_trip import broken as round_trip_broken
 from grader.checks.shapes import check_ids
 from grader.checks.text_pieces import PIECES as TEXT_PIECES
+from grader.checks.text_pieces import VARIED
 from grader.i18n import _
 
 # Any character UTF-8 can encode: every one but the surrogates (category Cs). Said by category, not
@@ -43,8 +44,9 @@ from grader.i18n import _
 PIECES = st.one_of(
     st.text(st.characters(exclude_categories=("Cs",)), max_size=6), st.sampled_from(TEXT_PIECES)
 )
-# Characters GPT-2's pattern treats specially: each is tried alone first, so a failure is minimal.
-ONE_CHARS = ["_", "²", "½", "\x1c", "\x1f", "\u00a0", "\u2028", "𝐀", "𝟙", "'", "\r"]
+# Characters GPT-2's pattern treats specially: each is tried alone first, so a failure is minimal;
+# then texts that vary what the contract allows (letter case, marks, scripts, whitespace).
+ONE_CHARS = ["_", "²", "½", "\x1c", "\x1f", "\u00a0", "\u2028", "𝐀", "𝟙", "'", "\r"] + VARIED
 TEXTS = st.lists(PIECES, max_size=8).map("".join)
 
 
@@ -151,25 +153,15 @@ def _save_and_load(bpe, tok, case, facts):
 @pytest.mark.timeout(60)
 def test_load_gpt2_format_files(bpe, tmp_path):
     folder = golden.root("public") / "gpt2" / "generated_500"
-    tok = bpe.BPETokenizer.from_files(folder / "vocab.json", folder / "merges.txt")
-    expected_vocab = golden.TrainCase(golden.root("public"), "generated_500").vocab
-    got_vocab = tok.vocab
-    assert got_vocab == expected_vocab, _(
-        "from_files on GPT-2-format files (vocab.json maps printable strings such as 'Ġthe' to ids; "
-        "merges.txt starts with a '#version' line) gave a different vocab: turn each character back into "
-        "its byte with unicode_to_bytes()"
-    )
-    facts = TokenizerFacts.of(expected_vocab)
-    for text, expected in golden.parse_texts((folder / "texts.jsonl").read_text(encoding="utf-8")):
-        got = check_ids(tok.encode(text))
-        check_encoded(
-            bpe, tok, facts, text, expected, got, intro=_("after from_files() on GPT-2-format files:") + "\n"
-        )
+    expected_merges = golden.TrainCase(golden.root("public"), "generated_500").merges
+    _loads_gpt2_files(bpe, folder, expected_merges)
+    # The same tokenizer in files laid out as the format allows: ids that are not 0..n-1, with gaps,
+    # listed in no order; blank lines in merges.txt.
+    _loads_gpt2_files(bpe, golden.root("public") / "gpt2" / "generated_500_renumbered", expected_merges)
     # The same merges without the "#version" line: its first line is a merge like any other.
     lines = (folder / "merges.txt").read_text(encoding="utf-8").splitlines(keepends=True)
     bare = tmp_path / "merges.txt"
     bare.write_text("".join(lines[1:]), encoding="utf-8")
-    expected_merges = golden.TrainCase(golden.root("public"), "generated_500").merges
     got_merges = bpe.BPETokenizer.from_files(folder / "vocab.json", bare).merges
     assert got_merges == expected_merges, _(
         "from_files on a merges.txt WITHOUT a '#version' line must read every line as a merge: "
@@ -181,6 +173,43 @@ def test_load_gpt2_format_files(bpe, tmp_path):
         got_count=len(got_merges),
         got_start=got_merges[:2],
     )
+
+
+def _loads_gpt2_files(bpe, folder, expected_merges) -> None:
+    tok = bpe.BPETokenizer.from_files(folder / "vocab.json", folder / "merges.txt")
+    raw = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+    expected_vocab = {i: bytes(UNICODE_TO_BYTE[c] for c in token) for token, i in raw.items()}
+    got_vocab = tok.vocab
+    assert got_vocab == expected_vocab, _(
+        "from_files on GPT-2-format files (vocab.json maps printable strings such as 'Ġthe' to ids; "
+        "merges.txt starts with a '#version' line) gave a different vocab: turn each character back into "
+        "its byte with unicode_to_bytes()"
+    ) + (
+        ""
+        if sorted(raw.values()) == list(range(len(raw)))
+        else "\n"
+        + _(
+            "In {file}, the ids are not 0..n-1 in the file's order: they have gaps and come in any order. "
+            "Each token's id is the number vocab.json gives it."
+        ).format(file=f"{folder.name}/vocab.json")
+    )
+    got_merges = tok.merges
+    assert got_merges == expected_merges, _(
+        "from_files on {file} gave {got_count} merges starting {got_start}; expected {count} starting "
+        "{start}. Skip the first line when it starts with '#version', and skip blank lines"
+    ).format(
+        file=f"{folder.name}/merges.txt",
+        got_count=len(got_merges),
+        got_start=got_merges[:2],
+        count=len(expected_merges),
+        start=expected_merges[:2],
+    )
+    facts = TokenizerFacts.of(expected_vocab)
+    for text, expected in golden.parse_texts((folder / "texts.jsonl").read_text(encoding="utf-8")):
+        got = check_ids(tok.encode(text))
+        check_encoded(
+            bpe, tok, facts, text, expected, got, intro=_("after from_files() on GPT-2-format files:") + "\n"
+        )
 
 
 @pytest.mark.timeout(60)
@@ -329,15 +358,19 @@ def _chunkings(bpe, tok, case, facts, record_property):
 @pytest.mark.timeout(60)
 def test_encode_vocab_ids_not_in_merge_order(bpe):
     # The same vocab and merges, the merged tokens' ids shuffled: encode ranks pairs by merge order
-    # (their position in `merges`), never by the id of the token a merge makes.
+    # (their position in `merges`), never by the id of the token a merge makes. The new ids have gaps
+    # (2 apart), so a special token the vocab lacks gets the largest id + 1, not len(vocab).
     case = golden.EncodeCase(golden.root("public"), "basic")
     vocab = dict(case.train.vocab)
     learned = sorted(
         i for i in vocab if i >= 256 and vocab[i] not in {s.encode() for s in case.special_tokens}
     )
-    moved = dict(zip(learned, reversed(learned)))
+    moved = dict(zip(learned, reversed([2 * i for i in learned])))
     shuffled = {moved.get(i, i): token for i, token in vocab.items()}
     facts = TokenizerFacts.of(shuffled, case.special_tokens, case.train.merges)
+    before = golden.with_specials(vocab, case.special_tokens)
+    renumbered = {i: facts.id_of(token) for i, token in before.items()}  # appended specials too
+    texts = case.texts + golden.EncodeCase(golden.root("public"), "specials").texts
 
     def make(given: dict):
         return bpe.BPETokenizer(given, list(case.train.merges), list(case.special_tokens))
@@ -346,12 +379,12 @@ def test_encode_vocab_ids_not_in_merge_order(bpe):
         shuffled,
         case.special_tokens,
         make,
-        lambda given: _encodes_by_rank(bpe, make(given), case, facts, moved),
+        lambda given: _encodes_by_rank(bpe, make(given), texts, facts, renumbered),
     )
 
 
-def _encodes_by_rank(bpe, tok, case, facts, moved):
-    for text, ids in case.texts:
+def _encodes_by_rank(bpe, tok, texts, facts, moved):
+    for text, ids in texts:
         expected = [moved.get(i, i) for i in ids]
         got = check_ids(tok.encode(text))
         check_encoded(
