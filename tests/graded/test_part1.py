@@ -35,6 +35,8 @@ def test_merge(bpe):
         (([5], (5, 5), 7), [5], N_("a single id has no pair")),
         (([], (1, 2), 7), [], N_("the empty list stays empty")),
         (([1, 1, 1], [1, 1], 9), [9, 1], N_("the pair may also be given as a list")),
+        (([300, 301, 300, 301], (300, 301), 999), [999, 999], N_("ids are compared with ==, never `is`")),
+        (([1, 2] * 200, (1, 2), 3), [3] * 200, N_("a long list is scanned to its end")),
     ]
     for (ids, pair, new_id), expected, why in cases:
         got = check_ids(bpe.merge(list(ids), pair, new_id), "merge(...)")
@@ -68,6 +70,9 @@ def test_trace_low_lower_lowest(bpe):
     assert check_ids(model.encode("low?")) == [10, 0], _(
         "a character never seen in training must encode to id 0"
     )
+    assert check_ids(model.encode("lo")) == [9], _(
+        "encode('lo') should be [9]: a text of two characters is merged too, got {got}"
+    ).format(got=model.encode("lo"))
     vocab = list(bpe.CharBPE.train("b\ufffda \ufffd", 0).vocab)
     assert vocab == ["\ufffd", " ", "a", "b"], _(
         "CharBPE.train('b\\ufffda \\ufffd', 0): '\\ufffd' is in the vocab once, at id 0, even when "
@@ -174,6 +179,12 @@ def test_validation_errors(bpe):
     )
     assert "999" in str(error), _("decode's ValueError must name the unknown id {id}, got: {error}").format(
         id=999, error=error
+    )
+    expect_error(
+        ValueError,
+        lambda: model.decode([-1]),
+        "decode([-1])",
+        _("a negative id is not a known id (vocab[-1] would be the last token)"),
     )
 
 
