@@ -95,6 +95,7 @@ class RemoteError(Exception):
         self.student_traceback = student_traceback
         self.child_failure: str | None = None  # how a child process it started failed, if one did
         self.call: str | None = None  # the call that raised it, in words (call_words.describe_call)
+        self.where: tuple[str, int] | None = None  # (file, line) of their code that raised it
 
     def __str__(self) -> str:
         return self.remote_message
@@ -162,6 +163,11 @@ def rebuild_exception(info: dict) -> RemoteError | ModuleDoesNotImport:
         exc.args = (message,)
         exc.remote_message, exc.student_traceback = message, tb
         exc.child_failure = exc.call = None
+    where = info.get("where")
+    if isinstance(where, list) and len(where) == 2 and isinstance(where[0], str) and type(where[1]) is int:
+        exc.where = (where[0][:300], where[1])
+    else:
+        exc.where = None
     return exc
 
 
