@@ -443,7 +443,9 @@ class Session:
             message["cores"] = self.cores
         start = time.monotonic()
         deadline = start + self.call_timeout
-        if self.test_deadline is not None and not self._explicit_timeout:
+        test_wall = self.test_deadline is not None and not self._explicit_timeout
+        if test_wall:
+            test_wall = self.test_deadline < deadline  # the test's own limit, not this call's, ends it
             deadline = min(deadline, self.test_deadline)
         output_mark = len(worker.output)
         cpu0, wall0 = worker.cpu_seconds(), time.perf_counter()
@@ -481,6 +483,8 @@ class Session:
             self.retire()
             what = what or _("the call into your code ({op})").format(op=op)
             capped = "call" if call_capped else "test" if test_capped else None
+            if type(exc) is CallTimeout and test_wall:
+                raise self._test_wall_out(exc, what, child, samples) from None
             raise self._explain(exc, what, deadline - start, child, capped, samples, children) from None
         finally:
             worker.cpu_cap = None
@@ -571,6 +575,30 @@ class Session:
             + self.child_allowance() * self.test_children
             + self._slow_import() * self.test_pool_calls
         )
+
+    def _test_wall_out(
+        self, exc: CallTimeout, what: str, child: str | None, samples: list[tuple[float, float]]
+    ) -> CallTimeout:
+        """The test's own wall-clock limit ran out during this call: said with the test's figures
+        (its limit, its calls, their CPU time), never blamed on the machine or on this call alone."""
+        text = ngettext(
+            "{what} did not answer in time: this test's own limit of {limit:.0f} s of wall-clock time ran "
+            "out during it, after {calls} call into your code that used {cpu:.1f} s of CPU time in all.",
+            "{what} did not answer in time: this test's own limit of {limit:.0f} s of wall-clock time ran "
+            "out during it, after {calls} calls into your code that used {cpu:.1f} s of CPU time in all.",
+            self.test_calls,
+        ).format(
+            what=what,
+            limit=self.call_timeout,
+            calls=self.test_calls,
+            cpu=self.test_cpu_used + (samples[-1][1] if samples else 0.0),
+        )
+        if child:
+            text += "\n" + likely_cause(child)
+        new = type(exc)(text)
+        new.child_failure = child
+        new.samples = []
+        return new
 
     def _explain(
         self,
