@@ -136,13 +136,15 @@ PUBLIC_CORPORA.update(
         # file, after a letter, the listed token, whitespace, punctuation, a digit, inside a word,
         # twice in a row, and last. A cut before it changes the pre-tokens where a space, a mark
         # or another <|endoftext|> would have joined its "<|".
-        "other_special.txt": lambda: EOT
-        + "".join(
-            f"the end{EOT}<|pad|>the start<|pad|>{EOT} is text, see {EOT}here! {EOT}? go{EOT}ok 42{EOT}7 "
-            f"mid{EOT}word {EOT}{EOT} twice<|pad|>\n"
-            for _ in range(4)
-        )
-        + f"the end{EOT}",
+        "other_special.txt": lambda: (
+            EOT
+            + "".join(
+                f"the end{EOT}<|pad|>the start<|pad|>{EOT} is text, see {EOT}here! {EOT}? go{EOT}ok 42{EOT}7 "
+                f"mid{EOT}word {EOT}{EOT} twice<|pad|>\n"
+                for _ in range(4)
+            )
+            + f"the end{EOT}"
+        ),
         # A long word across every k/8 of the bytes, no special token: one process, or cuts at specials.
         "cut_nowhere.txt": lambda: _cut_words(24_000, None),
         "cut_rare_special.txt": lambda: _cut_words(24_000, EOT),

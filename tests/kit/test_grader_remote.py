@@ -561,7 +561,9 @@ def test_a_test_whose_own_wall_limit_runs_out_is_told_so_with_its_figures(bpe):
     finally:
         session.call_timeout, session.test_deadline = remote.DEFAULT_CALL_TIMEOUT, None
     text = str(info.value)
-    assert "this test's own limit of 2 s of wall-clock time ran out during it, after 1 call into" in text, text
+    assert "this test's own limit of 2 s of wall-clock time ran out during it, after 1 call into" in text, (
+        text
+    )
     assert "overloaded" not in text and "endless loop" not in text
 
 
