@@ -8,8 +8,9 @@ the diagnosis proves is failed by that fault alone (`one_fault`: the same crash 
 a tie-break, a classic mistake...) says "same cause as N" in one line, and is charged until the
 fault's cost would pass `CAP` points; from there on, none is. A later failure not proven to be that
 fault alone is charged as usual and keeps its own feedback (what differs there), never "same
-cause": a second bug is never excused by the first. The rule is stated in assignment/README.md
-("One fault, several tests").
+cause": a second bug is never excused by the first. A gate (a speed test, `gate`) whose own
+measure passed is never charged for a proven fault an earlier test charges: it grades only what its
+name says. The rule is stated in assignment/README.md ("One fault, several tests").
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def charge(scored: list[Scored]) -> list[Scored]:
         if not s.cause.get("one_fault"):
             continue  # not proven to be that fault alone: charged as usual, said in its own words
         s.same_as = first[key].entry.number
+        if s.cause.get("gate"):  # a gate's own measure passed: the fault is charged where it is named
+            s.status, s.score = SAME_CAUSE, s.entry.points
+            continue
         if cost[key] + s.entry.points <= CAP:
             cost[key] += s.entry.points
         else:  # from here on, this fault charges no more: a later, smaller test is not charged either

@@ -99,6 +99,11 @@ def _same_cause_line(s: Scored, first: Scored) -> str:
         return _(
             "The same error as {number} ({summary}); charged here, up to {cap} points for this fault in all."
         ).format(**said)
+    if s.cause.get("gate"):
+        return _(
+            "Same cause as {number} ({summary}); not charged here: this test grades only what its name says, "
+            "and {number} charges this fault."
+        ).format(**said)
     if s.status == SAME_CAUSE:
         if summary:
             return _(
