@@ -1,15 +1,16 @@
-"""One cause, one charge: which failed tests cost their points when one fault fails several.
+"""One fault, one charge: which failed tests cost their points when one fault fails several.
 
 A failed test may carry its cause as data (`Scored.cause`: a key, where to fix it, a one-line
 summary; see grader/checks/diagnose.py, grader/checks/merge_fault.py, grader/suite/outcome.py).
 Failed tests with equal keys share one fault. The first of them in rubric order names it (the suite
-is ordered so that this is the test whose name states it) and is charged in full; each later one
-says "same cause as N" in one line. Those later tests are charged too, in rubric order, until the
-next one would take the fault past `CAP` points in all (from there on, none is), but only when the diagnosis proves that the fault alone explains their
-failure (`one_fault`): past the cap, they keep their points. A failure not proven to be that fault
-alone (a crash, a stage that differs but may hide a second bug) is charged as usual, so a second,
-different bug is never excused by the first. The rule is stated in assignment/README.md
-("One fault, several tests").
+is ordered so that this is the test whose name states it) and is charged in full. A later one that
+the diagnosis proves is failed by that fault alone (`one_fault`: the same crash at the same line,
+a tie-break, a classic mistake...) says "same cause as N" in one line, and is charged until the
+fault's cost would pass `CAP` points; from there on, none is. A later failure not proven to be that
+fault alone is charged as usual and keeps its own feedback (what differs there), never "same
+cause": a second bug is never excused by the first. A gate (a speed test, `gate`) whose own
+measure passed is never charged for a proven fault an earlier test charges: it grades only what its
+name says. The rule is stated in assignment/README.md ("One fault, several tests").
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ SAME_CAUSE = "same cause"  # status of a failed test that the cap leaves its poi
 
 
 def charge(scored: list[Scored]) -> list[Scored]:
-    """The same results with `same_as` set on each later test of a shared cause, and the tests
-    past a proven fault's cap given back their points (status SAME_CAUSE)."""
+    """The same results with `same_as` set on each later test of a proven shared fault, and the
+    tests past its cap given back their points (status SAME_CAUSE)."""
     out = [dataclasses.replace(s) for s in scored]
     first: dict[str, Scored] = {}
     cost: dict[str, float] = {}
@@ -37,9 +38,12 @@ def charge(scored: list[Scored]) -> list[Scored]:
         if key not in first:
             first[key], cost[key] = s, s.entry.points
             continue
-        s.same_as = first[key].entry.number
         if not s.cause.get("one_fault"):
-            continue  # not proven to be that fault alone: charged as usual
+            continue  # not proven to be that fault alone: charged as usual, said in its own words
+        s.same_as = first[key].entry.number
+        if s.cause.get("gate"):  # a gate's own measure passed: the fault is charged where it is named
+            s.status, s.score = SAME_CAUSE, s.entry.points
+            continue
         if cost[key] + s.entry.points <= CAP:
             cost[key] += s.entry.points
         else:  # from here on, this fault charges no more: a later, smaller test is not charged either

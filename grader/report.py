@@ -85,14 +85,25 @@ def later_tests(scored: list[Scored]) -> dict[str, list[Scored]]:
 
 
 def _same_cause_line(s: Scored, first: Scored) -> str:
+    """One line for a later test that a proven fault fails (grader/charges.py sets `same_as` on no
+    other): charged there, or not, within the cap."""
     summary = first.cause.get("summary") or s.cause.get("summary") or ""
     if summary[1:2].islower():  # inside the sentence: "(your pretokenize ...)", "(BPETokenizer ...)"
         summary = summary[0].lower() + summary[1:]
     said = {"number": first.entry.number, "summary": summary, "cap": CAP}
-    if s.cause.get("crash"):  # the same error at the same place: likely, not proven, one fault
-        if summary:
-            return _("The same error as {number} ({summary}), at the same place in your code.").format(**said)
-        return _("The same error as {number}, at the same place in your code.").format(**said)
+    if s.cause.get("crash"):  # the same exception at the same line of their code
+        if s.status == SAME_CAUSE:
+            return _(
+                "The same error as {number} ({summary}); not charged here: one fault costs at most {cap} points."
+            ).format(**said)
+        return _(
+            "The same error as {number} ({summary}); charged here, up to {cap} points for this fault in all."
+        ).format(**said)
+    if s.cause.get("gate"):
+        return _(
+            "Same cause as {number} ({summary}); not charged here: this test grades only what its name says, "
+            "and {number} charges this fault."
+        ).format(**said)
     if s.status == SAME_CAUSE:
         if summary:
             return _(
@@ -101,19 +112,11 @@ def _same_cause_line(s: Scored, first: Scored) -> str:
         return _("Same cause as {number}; not charged here: one fault costs at most {cap} points.").format(
             **said
         )
-    if s.cause.get("one_fault"):
-        if summary:
-            return _(
-                "Same cause as {number} ({summary}); charged here, up to {cap} points for this fault in all."
-            ).format(**said)
-        return _("Same cause as {number}; charged here, up to {cap} points for this fault in all.").format(
-            **said
-        )
-    line = (_("Same cause as {number} ({summary}).") if summary else _("Same cause as {number}.")).format(
-        **said
-    )
-    where = s.cause.get("where")
-    return i18n.sentences(line, _("Fix {where} first.").format(where=where) if where else "")
+    if summary:
+        return _(
+            "Same cause as {number} ({summary}); charged here, up to {cap} points for this fault in all."
+        ).format(**said)
+    return _("Same cause as {number}; charged here, up to {cap} points for this fault in all.").format(**said)
 
 
 def _also_line(s: Scored, later: list[Scored]) -> str:
@@ -121,11 +124,9 @@ def _also_line(s: Scored, later: list[Scored]) -> str:
     said = {"numbers": i18n.listing(t.entry.number for t in later), "cap": CAP}
     if all(t.cause.get("crash") for t in later):
         return _(
-            "The same error, at the same place, stops {numbers} too: fixing it may fix them all."
+            "The same error, at the same place, stops {numbers} too; it costs at most {cap} points in all."
         ).format(**said)
-    if all(t.cause.get("one_fault") for t in later):
-        return _("The same fault fails {numbers} too; it costs at most {cap} points in all.").format(**said)
-    return _("The same fault fails {numbers} too: fixing it may fix them all.").format(**said)
+    return _("The same fault fails {numbers} too; it costs at most {cap} points in all.").format(**said)
 
 
 def test_output(s: Scored, same_as: Scored | None, later: list[Scored]) -> str:

@@ -70,7 +70,7 @@ def _id_of(vocab: dict, special: str) -> int:
 
 
 def cause(special: str) -> dict:
-    """The fault as data: the same key in every test, so that it is charged once (grader/charges.py)."""
+    """The fault as data: the same key in every test, so that it is charged up to the cap (grader/charges.py)."""
     return {**Finding("special_missing", WHERE, special, None, None).cause(), "one_fault": True}
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.checks.diagnose import reference_split
+from grader.checks.batched import cuts_cleanly
 from grader.checks.encoding_check import unknown_id
 from grader.checks.shapes import check_ids
 from grader.i18n import N_, _
@@ -56,11 +56,6 @@ def chunkings(text: str) -> list[list[str]]:
     return family
 
 
-def _cuts_cleanly(text: str, sep: str, specials: list[str]) -> bool:
-    alone = reference_split(text, specials)
-    return reference_split(text + sep + text, specials) == [*alone, sep, *alone]
-
-
 def _encode_iterable(tok, chunks: list[str]) -> list[int]:
     return check_ids(list(tok.encode_iterable(chunks)), "encode_iterable(...)")
 
@@ -88,7 +83,7 @@ def first_failure(
     family = chunkings(text)
     one_by_one, batched = family[-1:], family[:-1]  # one char per chunk: a stream of its own
     sep = specials[0] if specials else None
-    if sep is None or not _cuts_cleanly(text, sep, specials):
+    if sep is None or not cuts_cleanly(text, sep, specials):
         one_by_one, batched = family, []
     if batched:
         sep_id = min(i for i, t in vocab.items() if t == sep.encode("utf-8"))

@@ -21,15 +21,9 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (REPO, os.environ.get("PYT
 adapters = importlib.import_module("tests.adapters")
 
 
-def _once(special_tokens):
-    """CS336 never says what a repeated special token means, so each is passed once."""
-    return list(dict.fromkeys(special_tokens or []))
-
-
 def train_bpe(input_path, vocab_size, special_tokens):
-    return adapters.run_train_bpe(
-        input_path=input_path, vocab_size=vocab_size, special_tokens=_once(special_tokens)
-    )
+    """Every argument as the test gives it: `[]` stays `[]` (a list of no special tokens)."""
+    return adapters.run_train_bpe(input_path=input_path, vocab_size=vocab_size, special_tokens=special_tokens)
 
 
 class BPETokenizer:
@@ -42,9 +36,9 @@ class BPETokenizer:
     that does not come back as one new id is left as it is, for the tests to see."""
 
     def __init__(self, vocab, merges, special_tokens=None):
-        specials = _once(special_tokens)
-        self._tok = adapters.get_tokenizer(dict(vocab), list(merges), specials or None)
-        self._out = _appended_ids(self._tok, vocab, specials)
+        # As the test gives them: `[]` stays `[]` and None stays None (CS336's handout allows both).
+        self._tok = adapters.get_tokenizer(dict(vocab), list(merges), special_tokens)
+        self._out = _appended_ids(self._tok, vocab, list(dict.fromkeys(special_tokens or [])))
         self._in = {kit: theirs for theirs, kit in self._out.items()}
 
     def encode(self, text):

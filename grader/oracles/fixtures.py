@@ -139,9 +139,18 @@ PUBLIC_CORPORA.update(
         "exact_text.txt": lambda: (
             "\n\n   " + _lines("say it twice: it is so.", "the end is near", times=3) + "end  \n\t\n"
         ),
-        # Only "<|pad|>" is special; <|endoftext|> is ordinary text.
-        "other_special.txt": lambda: "".join(
-            f"the end{EOT}<|pad|>the start<|pad|>{EOT} is text<|pad|>\n" for _ in range(4)
+        # Only "<|pad|>" is special; <|endoftext|> is ordinary text, wherever it sits: first in the
+        # file, after a letter, the listed token, whitespace, punctuation, a digit, inside a word,
+        # twice in a row, and last. A cut before it changes the pre-tokens where a space, a mark
+        # or another <|endoftext|> would have joined its "<|".
+        "other_special.txt": lambda: (
+            EOT
+            + "".join(
+                f"the end{EOT}<|pad|>the start<|pad|>{EOT} is text, see {EOT}here! {EOT}? go{EOT}ok 42{EOT}7 "
+                f"mid{EOT}word {EOT}{EOT} twice<|pad|>\n"
+                for _ in range(4)
+            )
+            + f"the end{EOT}"
         ),
         # A long word across every k/8 of the bytes, no special token: one process, or cuts at specials.
         "cut_nowhere.txt": lambda: _cut_words(24_000, None),

@@ -166,7 +166,7 @@ def describe_call(name: str, args, kwargs, encoded_args=None, encoded_kwargs=Non
 
 # ------------------------------------------------------------------------------------ a stall
 WAITING = "waiting"  # its CPU time did not move: a sleep, a lock, a child that never answers
-OVERLOADED = "overloaded"  # it worked all along, but got a small share of a saturated machine
+OVERLOADED = "overloaded"  # it worked all along, but got a small share of one core (children, a busy machine)
 BUSY = "busy"  # it used the CPU all along: an endless loop, or far too slow
 # A call "works steadily" when, over the last half of its wall time, it got at least this share of
 # one core; "waits" when its CPU time moved by less than STILL_SHARE of the wall time there.
@@ -178,8 +178,8 @@ OVERLOAD_RATIO = 0.5  # CPU below half the wall time, while steady: the machine,
 def stall_kind(samples: list[tuple[float, float]]) -> str:
     """Why a call ran long, from (wall seconds, CPU seconds) samples taken since it started
     (`WorkerProcess.cpu_samples`): WAITING when its CPU time stood still over the last half of
-    the wall time, OVERLOADED when it advanced steadily but far slower than the wall clock (the
-    machine is saturated: the grade uses CPU time, and this is no fault of the code), else BUSY."""
+    the wall time, OVERLOADED when it advanced steadily but far slower than the wall clock (its
+    child processes did the work, or other programs had the cores), else BUSY."""
     if len(samples) < 2:
         return BUSY
     wall_end, cpu_end = samples[-1]
@@ -205,9 +205,8 @@ def stall_words(kind: str, wall_s: float, cpu_s: float, still: bool = False) -> 
         ).format(wall_s=wall_s)
     if kind == OVERLOADED:
         return _(
-            "It was working all along, but got only {cpu_s:.1f} s of CPU time in {wall_s:.1f} s: the "
-            "machine is overloaded, and its wall-clock limit ran out first. Grades use CPU time, so "
-            "grade again when the machine is quieter."
+            "It was working all along, but got only {cpu_s:.1f} s of CPU time in {wall_s:.1f} s, and its "
+            "wall-clock limit ran out first (the time its child processes took is not in these figures)."
         ).format(cpu_s=cpu_s, wall_s=wall_s)
     if kind == WAITING:
         return _(

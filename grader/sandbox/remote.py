@@ -97,6 +97,7 @@ class RemoteError(Exception):
         self.child_failure: str | None = None  # how a child process it started failed, if one did
         self.call: str | None = None  # the call that raised it, in words (call_words.describe_call)
         self.limit: str | None = None  # the limit it ran into, in words (limit_words.py), if one
+        self.where: tuple[str, int] | None = None  # (file, line) of their code that raised it
 
     def __str__(self) -> str:
         return self.remote_message
@@ -160,6 +161,11 @@ def rebuild_exception(info: dict) -> RemoteError | ModuleDoesNotImport:
         exc.args = (message,)
         exc.remote_message, exc.student_traceback = message, tb
         exc.child_failure = exc.call = exc.limit = None
+    where = info.get("where")
+    if isinstance(where, list) and len(where) == 2 and isinstance(where[0], str) and type(where[1]) is int:
+        exc.where = (where[0][:300], where[1])
+    else:
+        exc.where = None
     return exc
 
 
@@ -437,7 +443,9 @@ class Session:
             message["cores"] = self.cores
         start = time.monotonic()
         deadline = start + self.call_timeout
-        if self.test_deadline is not None and not self._explicit_timeout:
+        test_wall = self.test_deadline is not None and not self._explicit_timeout
+        if test_wall:
+            test_wall = self.test_deadline < deadline  # the test's own limit, not this call's, ends it
             deadline = min(deadline, self.test_deadline)
         output_mark = len(worker.output)
         cpu0, wall0 = worker.cpu_seconds(), time.perf_counter()
@@ -479,9 +487,10 @@ class Session:
             self.retire()
             what = what or _("the call into your code ({op})").format(op=op)
             capped = "call" if call_capped else "test" if test_capped else None
-            raise self._explain(
-                exc, what, deadline - start, child, capped, samples, children, limit_in_output(output)
-            ) from None
+            limit = limit_in_output(output)
+            if type(exc) is CallTimeout and test_wall and not limit:
+                raise self._test_wall_out(exc, what, child, samples) from None
+            raise self._explain(exc, what, deadline - start, child, capped, samples, children, limit) from None
         finally:
             worker.cpu_cap = None
             if sampler is not None:
@@ -588,6 +597,30 @@ class Session:
             + self.child_allowance() * self.test_children
             + self._slow_import() * self.test_pool_calls
         )
+
+    def _test_wall_out(
+        self, exc: CallTimeout, what: str, child: str | None, samples: list[tuple[float, float]]
+    ) -> CallTimeout:
+        """The test's own wall-clock limit ran out during this call: said with the test's figures
+        (its limit, its calls, their CPU time), never blamed on the machine or on this call alone."""
+        text = ngettext(
+            "{what} did not answer in time: this test's own limit of {limit:.0f} s of wall-clock time ran "
+            "out during it, after {calls} call into your code that used {cpu:.1f} s of CPU time in all.",
+            "{what} did not answer in time: this test's own limit of {limit:.0f} s of wall-clock time ran "
+            "out during it, after {calls} calls into your code that used {cpu:.1f} s of CPU time in all.",
+            self.test_calls,
+        ).format(
+            what=what,
+            limit=self.call_timeout,
+            calls=self.test_calls,
+            cpu=self.test_cpu_used + (samples[-1][1] if samples else 0.0),
+        )
+        if child:
+            text += "\n" + likely_cause(child)
+        new = type(exc)(text)
+        new.child_failure = child
+        new.samples = []
+        return new
 
     def _explain(
         self,

@@ -234,6 +234,9 @@ class Worker:
             "message": _safe_str(exc)[:4000],
             "traceback": "\n".join(lines)[:8000],
         }
+        if frames:  # the line of their code that raised it: the crash's place, as data
+            last = frames[-1]
+            info["where"] = [os.path.relpath(os.path.realpath(last.filename), self.submission), last.lineno]
         if isinstance(exc, importing.DoesNotImport):
             info["not_imported"] = exc.data
         return info

@@ -7,7 +7,6 @@ hidden): only the assertion message, or the student's exception with their own f
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 import pytest
@@ -133,25 +132,29 @@ def _cause(item, cause: dict) -> dict:
 
 def cause_of(exc) -> dict | None:
     """The fault a failure is known to come from, as data: a diagnosed one (`Diagnosed.cause`), or
-    the student's exception, keyed by its type and their frames, so that the same crash at the
-    same place in several tests is named once (grader/charges.py). A crash is never `one_fault`:
-    it is charged in every test it fails, like a stub."""
+    the student's exception, keyed by its type and the line of their code that raised it. The same
+    exception raised at the same line is one fault by construction (`one_fault`): it costs at most
+    the cap, whatever the number of tests it stops (grader/charges.py)."""
     cause = getattr(exc, "cause", None)
     if isinstance(cause, dict):
         return cause
     from ..sandbox.remote import RemoteError
 
-    if not isinstance(exc, RemoteError) or not exc.student_traceback:
+    where = getattr(exc, "where", None)
+    if not isinstance(exc, RemoteError) or not where:
         return None
-    frames = hashlib.sha256(exc.student_traceback.encode("utf-8", "backslashreplace")).hexdigest()[:16]
+    path, line = where
     message = " ".join(str(exc).split())
     return {
-        "key": f"raised {exc.remote_type} at {frames}",
-        "where": "",
-        "crash": True,  # the same error at the same place: not proven the same fault (report.py's words)
+        "key": f"raised {exc.remote_type} at {path}:{line}",
+        "where": f"{path}:{line}",
+        "crash": True,
+        "one_fault": True,
         "summary": (
-            _("your code raised {error}: {message:.80}") if message else _("your code raised {error}")
-        ).format(error=exc.remote_type, message=message),
+            _("your code raised {error} at {where}: {message:.80}")
+            if message
+            else _("your code raised {error} at {where}")
+        ).format(error=exc.remote_type, where=f"{path}:{line}", message=message),
     }
 
 

@@ -135,7 +135,14 @@ def test_state_round_trip(bpe):
         restored_state = json.loads(json.dumps(state))
     except TypeError as error:
         raise AssertionError(_("state() must be JSON-serialisable: {error}").format(error=error)) from None
-    assert restored_state == {"vocab": row["vocab"], "merges": row["merges"]}, _(
+    # A model that trained differently (1.2 to 1.4 grade training) but whose state holds what it
+    # learned is judged on the round trip alone; one that learned nothing is no model to round-trip.
+    trained_apart = (
+        bool(row["merges"])
+        and bool(restored_state.get("merges"))
+        and (restored_state["merges"] == _merges(model))
+    )
+    assert trained_apart or restored_state == {"vocab": row["vocab"], "merges": row["merges"]}, _(
         "the state of {call} must hold its vocab {vocab} and merges {merges}; got {got:.300} (if "
         "training itself differs, see 1.4)"
     ).format(

@@ -12,6 +12,7 @@ PYTEST_DONT_REWRITE: every check carries its own message, written for students.
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -26,6 +27,7 @@ from grader.checks.encoding_check import (
     check_encode_case,
     check_encoded,
     diagnosed_pieces,
+    in_few_calls,
     tokenizer_first,
     with_tokenizer,
 )
@@ -145,9 +147,20 @@ def _save_and_load(bpe, tok, case, facts):
         )
     for text, expected in case.texts:
         got = check_ids(again.encode(text))
+        if got != expected and _same_ids(tok, text, got):
+            continue  # the tokenizer saved encodes so too: encode's fault, graded by 3.1 to 3.3 and 3.9
         check_encoded(
             bpe, again, facts, text, expected, got, intro=_("after save() and from_files():") + "\n"
         )
+
+
+def _same_ids(tok, text: str, got: list[int]) -> bool:
+    """Does `tok` (built from the same vocab and merges, without files) give `got` for `text`? Then
+    a difference from the expected ids is its encoder's, not the files'."""
+    try:
+        return check_ids(tok.encode(text)) == got
+    except Exception:  # its own test names what it raises
+        return False
 
 
 @pytest.mark.timeout(60)
@@ -205,8 +218,14 @@ def _loads_gpt2_files(bpe, folder, expected_merges) -> None:
         start=expected_merges[:2],
     )
     facts = TokenizerFacts.of(expected_vocab)
+    direct = None
     for text, expected in golden.parse_texts((folder / "texts.jsonl").read_text(encoding="utf-8")):
         got = check_ids(tok.encode(text))
+        if got != expected:
+            with contextlib.suppress(Exception):  # a crash here is its own test's to name
+                direct = direct or bpe.BPETokenizer(expected_vocab, expected_merges)
+            if direct is not None and _same_ids(direct, text, got):
+                continue  # read right: the same tokenizer built without files encodes so too (3.1, 3.9)
         check_encoded(
             bpe, tok, facts, text, expected, got, intro=_("after from_files() on GPT-2-format files:") + "\n"
         )
@@ -296,12 +315,12 @@ def test_encode_matches_trusted_property(bpe):
 
 
 def _same_ids_in_two_processes(bpe, make, case):
-    tok = make()
-    first = {text: check_ids(tok.encode(text)) for text, _ids in case.texts}
+    # The first process's ids are the stored ones (just checked); a fresh process must give them too,
+    # in few calls (grader/checks/batched.py).
     bpe.kit.restart()
     tok = make()
-    for text, ids in first.items():
-        again = check_ids(tok.encode(text))
+    facts = TokenizerFacts.of(case.train.vocab, case.special_tokens)
+    for text, ids, again in in_few_calls(tok, facts, case.texts):
         assert again == ids, _(
             "{call} gave {ids} in one process and {again} in another: among equal-rank "
             "pairs, merge the leftmost occurrence first, never by hash, set or object order"

@@ -539,13 +539,33 @@ def test_a_call_slowed_by_a_saturated_machine_is_told_so_not_that_it_waits(bpe):
             hog.kill()
             hog.join()
     text = str(info.value)
-    assert "spin(60) did not answer in time" in text and "the machine is overloaded" in text, text
-    assert "Grades use CPU time" in text and "waiting on something" not in text
+    assert "spin(60) did not answer in time" in text and "It was working all along" in text, text
+    assert "overloaded" not in text and "waiting on something" not in text
     assert speed.why_it_ran_long(info.value.samples).startswith("It was working all along")
     with bpe.kit.timeout(1.5):
         with pytest.raises(remote.CallTimeout) as info:
             bpe.nap(30)
     assert "Its CPU time stood still" in str(info.value) and "waiting on something" in str(info.value)
+
+
+def test_a_test_whose_own_wall_limit_runs_out_is_told_so_with_its_figures(bpe):
+    """The test's own deadline (set per test by the plugin), not the call's, ends the call: the
+    words name that limit and the test's calls, never the machine."""
+    import time
+
+    session = bpe.kit._session
+    session.test_calls = session.test_cpu_used = 0
+    session.call_timeout, session.test_deadline = 2.0, time.monotonic() + 2.0
+    try:
+        with pytest.raises(remote.CallTimeout) as info:
+            bpe.spin(60)
+    finally:
+        session.call_timeout, session.test_deadline = remote.DEFAULT_CALL_TIMEOUT, None
+    text = str(info.value)
+    assert "this test's own limit of 2 s of wall-clock time ran out during it, after 1 call into" in text, (
+        text
+    )
+    assert "overloaded" not in text and "endless loop" not in text
 
 
 def test_the_submission_sees_one_core_count_everywhere_and_the_kit_can_set_it(bpe):

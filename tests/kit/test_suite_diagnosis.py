@@ -170,8 +170,10 @@ def test_one_cause_is_named_once_and_an_unproven_one_charges_every_test():
     results = results_json(scored, execution_time=1.0, isolation="test")
     by_number = {t["number"]: t for t in results["tests"]}
     assert "the full story" in by_number["3.2"]["output"]
-    assert by_number["3.5"]["output"] == (
-        "Same cause as 3.2 (the special token '<|x|>' never got an id). Fix BPETokenizer.__init__ first."
+    # Not proven to be that fault alone: charged, and its own words say what differs there.
+    assert (
+        by_number["3.5"]["output"]
+        == "The fault is in BPETokenizer.__init__, not save.\n... (the same story again)"
     )
     assert by_number["3.5"]["extra_data"]["cause"] == {
         "key": "special_missing",
@@ -180,7 +182,7 @@ def test_one_cause_is_named_once_and_an_unproven_one_charges_every_test():
     assert by_number["3.9"]["output"] == "other"  # another cause: its own story
     assert results["score"] == 2  # not proven to be that fault alone: each failed test costs its points
     page = terminal(scored, width=200)
-    assert "--- 3.5: same cause as 3.2" in page and page.count("the full story") == 1
+    assert "same cause as 3.2" not in page and page.count("the full story") == 1
 
 
 # ------------------------------------------------------------------ catalogue rows, graded jailed
@@ -203,7 +205,13 @@ ROWS = {
     ),
     "pretokenize_whole_pieces": (
         "test_pretokenize or test_training_speed",
-        {"E.1": (False, ["Same cause as 2.2 (your pretokenize splits"], ["recount"])},
+        {
+            "E.1": (
+                False,
+                ["The fault is in pretokenize", "Your pretokenize splits"],
+                ["Same cause", "recount"],
+            )
+        },
     ),
     "train_duplicate_specials": (
         "test_train_argument_errors or test_train_regex_metacharacter_specials",
