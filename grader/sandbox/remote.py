@@ -490,7 +490,9 @@ class Session:
             limit = limit_in_output(output)
             if type(exc) is CallTimeout and test_wall and not limit:
                 raise self._test_wall_out(exc, what, child, samples) from None
-            raise self._explain(exc, what, deadline - start, child, capped, samples, children, limit) from None
+            raise self._explain(
+                exc, what, deadline - start, child, capped, samples, children, limit
+            ) from None
         finally:
             worker.cpu_cap = None
             if sampler is not None:
