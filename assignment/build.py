@@ -260,8 +260,13 @@ def render_budgets(lang: str = "en") -> str:
 def render_time_limits(lang: str = "en") -> str:
     """What every test may spend, in the words a student needs when a test runs out of time."""
     from grader import calibration
+    from grader.sandbox import box
 
+    limits = box.Limits()
     return WORDS[lang]["time_limits"].format(
+        nproc=f"{box.NPROC:,}",
+        memory_gib=f"{limits.memory_bytes / 1024**3:g}",
+        open_files=limits.open_files,
         factor=f"{calibration.TEST_FACTOR:g}",
         call=f"{calibration.CALL_FACTOR:g}",
         per_call=f"{calibration.CALL_ALLOWANCE_S:g}",

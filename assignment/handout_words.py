@@ -64,7 +64,11 @@ WORDS = {
         "import your package again (the `spawn` start method) should keep heavy imports out of the "
         "modules its children load. A call that uses no CPU time for {idle} s (a sleep, or a pool whose "
         "child died) is stopped then. A test that runs out of time fails with a message naming the call, "
-        "its input and the limit; it does not take the other tests down with it. These limits only stop "
+        "its input and the limit; it does not take the other tests down with it. Your code may also run at "
+        "most {nproc} processes and threads at once (a pool of 64 processes, each with 64 threads, fits; "
+        "threads count too), use at most {memory_gib} GiB of memory and {open_files} open files in each "
+        "process: code that reaches one of these limits fails with a message naming the limit and the "
+        "call, once, as one fault however many tests it fails. These limits only stop "
         "code that would never finish: the speed tests of Part 4 grade speed against budgets of their "
         "own, {train} x and {encode} x the reference ([Part 4](part4_efficiency.md)).",
     },
@@ -115,7 +119,10 @@ WORDS = {
         "而不是每个进程加一次：如果进程池的每个子进程都要重新导入你的包（`spawn` 启动方式），就别让子进程"
         "加载的模块导入大型库。一次调用如果连续 {idle} 秒不用 CPU 时间（在 sleep，或者进程池的某个子进程"
         "已经死掉），就会被终止。超时的测试会失败，失败信息写明是哪次调用、它的输入和时间限制；它不会连累"
-        "其他测试。这些限制只拦住永远不会结束的代码：第 4 部分的速度测试另有自己的预算，分别是参考答案的 "
+        "其他测试。你的代码同时最多可以运行 {nproc} 个进程和线程（线程也计入；64 个进程、每个进程 64 个线程的"
+        "进程池没有问题），每个进程最多使用 {memory_gib} GiB 内存、打开 {open_files} 个文件：达到其中某个限制的"
+        "代码会失败，失败信息写明是哪个限制、哪次调用；无论它让多少个测试失败，都只算一个错误。"
+        "这些限制只拦住永远不会结束的代码：第 4 部分的速度测试另有自己的预算，分别是参考答案的 "
         "{train} 倍和 {encode} 倍（[第 4 部分](part4_efficiency.md)）。",
     },
 }
