@@ -69,9 +69,9 @@ def train(contender: str, input_path: str, vocab_size: int, specials: list[str])
 
 
 def _train_reference(input_path, vocab_size, specials):
-    from bpe.extras.train_large import train_bpe  # a large file counted in parallel
-
-    return train_bpe(input_path, vocab_size, specials)
+    package = reference().__name__  # the reference's training, a large file counted in parallel
+    train_large = importlib.import_module(f"{package}.extras.train_large")
+    return train_large.train_bpe(input_path, vocab_size, specials)
 
 
 def _train_fast(input_path, vocab_size, specials):
