@@ -141,7 +141,8 @@ def test_a_child_failure_is_the_feedback(graded, name, words):
     test = graded[name]
     assert test["status"] == "failed"
     first = test["output"].split("Output of your code")[0]
-    assert words in first, first
+    # A later test failing at the same line says "the same error as N (... ValueError at file:line: ...)"
+    assert all(part in first for part in words.split(": ")), first
 
 
 @pytest.mark.slow
@@ -150,11 +151,13 @@ def test_a_timeout_names_the_call_its_input_and_its_limit(graded):
     assert "train_bpe(a file of 1,000 bytes, vocab_size=300, special_tokens=['<|endoftext|>'])" in train, (
         train
     )
-    # the limit is the test's 3 s, less what the test spent before the call
-    assert re.search(r"did not answer in time: stopped after [23]\.\d s of wall-clock time", train), train
+    # the limit is the test's own 3 s
+    assert re.search(
+        r"did not answer in time: this test's own limit of 3 s of wall-clock time ran out", train
+    ), train
     encode = graded["test_encode_forever"]["output"]
     assert "BPETokenizer.encode(text of 12,000 chars)" in encode, encode
-    assert re.search(r"stopped after [23]\.\d s of wall-clock time", encode), encode
+    assert re.search(r"this test's own limit of 3 s of wall-clock time ran out", encode), encode
 
 
 @pytest.mark.slow
