@@ -315,6 +315,19 @@ def _reap() -> None:
             return
 
 
+def _outlived(grace: float = 3.0) -> list[str]:
+    """The processes still alive after the linger. One caught while it exits (its memory, and so its
+    command line, already gone) is given up to `grace` s to finish: a daemon stays, an exit does not."""
+    _reap()
+    found = _alive()
+    deadline = time.monotonic() + grace
+    while found and time.monotonic() < deadline:
+        time.sleep(0.1)
+        _reap()
+        found = _alive()
+    return found
+
+
 def _alive() -> list[str]:
     me = os.getpid()
     found = []
@@ -328,7 +341,7 @@ def _alive() -> list[str]:
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
         except OSError:
             continue
-        if state != "Z":
+        if state not in ("Z", "X"):  # zombies and the dead are no one's leftovers
             found.append(f"{entry} {cmd[:200]}")
     return found
 
@@ -361,8 +374,7 @@ def _inner(config: dict) -> None:
                 break
     _reap()
     time.sleep(config["linger"])
-    _reap()
-    report = {"returncode": returncode, "leftovers": _alive()}
+    report = {"returncode": returncode, "leftovers": _outlived()}
     if made is not None:
         report["left_in_tmp"] = _left_in_tmp(made)
     with open(config["report"], "w") as f:
