@@ -200,6 +200,7 @@ def _module_constant(path: Path, name: str):
 def render_budgets(lang: str = "en") -> str:
     """The limits table of Part 4, in the words a student needs: workload and ratio."""
     from grader import calibration
+    from grader.checks import timing_rule
 
     words = WORDS[lang]
     train_kind, train_bytes, _ = calibration.TRAIN_CORPUS
@@ -246,6 +247,14 @@ def render_budgets(lang: str = "en") -> str:
     lines.append(
         words["budgets_abort"].format(
             abort=f"{calibration.ABORT_AT:g}", sample=f"{sample:,}", pace=f"{pace:g}"
+        )
+    )
+    lines.append("")
+    lines.append(
+        words["budgets_borderline"].format(
+            runs=timing_rule.MOST_RUNS,
+            over=round((timing_rule.BORDER - 1) * 100),
+            border=f"{timing_rule.BORDER:g}",
         )
     )
     lines.append("")

@@ -48,6 +48,10 @@ WORDS = {
         "first {sample} characters, and the whole file may then take {pace} x the CPU time that pace "
         "predicts, so a slow but right encoder is measured, not stopped (an encoder whose work grows "
         "with the text it has read so far is stopped).",
+        "budgets_borderline": "A time near its limit is measured again, up to {runs} runs, and the best "
+        "run counts: at most the limit passes; less than {over}% over it is *borderline* and passes too "
+        "(the report says so, with its figures), since the noise of a rerun could fall on either side; "
+        "{border} x the limit or more fails. So a grade never hangs on one unlucky run.",
         "budgets_not_sandbox": "These budgets are what the speed tests grade. They are not the sandbox's "
         "limits of {test} x per test and {call} x per call ([Grading](README.md#grading)): every test "
         "runs under those too, and they only stop code that would never finish.",
@@ -106,6 +110,9 @@ WORDS = {
         "内存，从不评速度：它先流式编码文件的前 {sample} 个字符，然后整个文件可以用掉按这个速度预计的 CPU "
         "时间的 {pace} 倍，所以一个慢但正确的编码器会被测完，而不会被终止（只有工作量随已读文本增长的编码器"
         "才会被终止）。",
+        "budgets_borderline": "接近限制的时间会被重新测量，最多 {runs} 次，以最好的一次为准：不超过限制就通过；"
+        "超出不到 {over}% 算作*临界*，同样通过（报告会注明，并给出数字），因为重测的噪声可能落在任何一边；"
+        "达到限制的 {border} 倍或更多则不通过。所以成绩不会取决于某一次不走运的运行。",
         "budgets_not_sandbox": "速度测试按的是这些预算。它们不是沙箱的限制（每个测试 {test} 倍、每次调用 "
         "{call} 倍，见[评分](README.md#评分)）：每个测试也都在沙箱的限制下运行，但那些限制只拦住永远不会"
         "结束的代码。",

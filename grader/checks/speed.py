@@ -8,7 +8,11 @@ the terminal report (grader/report.py), the class report's ratio histogram (grad
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from grader.calibration import Budget
+from grader.checks import timing_rule
+from grader.checks.timing_rule import Verdict
 from grader.i18n import N_, _, sentences
 
 # The budget is CPU time, and so is the stop (`Budget.abort_after`). Wall time only catches a call
@@ -22,9 +26,17 @@ def wall_limit(budget: Budget) -> float:
     return WALL_FACTOR * budget.abort_after + WALL_SLACK_S
 
 
-def figures(gate: str, seconds: float, budget: Budget, *, stopped: bool = False) -> dict:
-    """A speed gate's measurement. When `stopped`, `seconds` is where the run was cut off, so the
-    ratio is a lower bound."""
+@dataclass(frozen=True)
+class Measured:
+    """A timed call's best CPU time, and how many runs it took to be clear (checks/timing_rule.py)."""
+
+    seconds: float
+    runs: int = 1
+
+
+def figures(gate: str, seconds: float, budget: Budget, *, stopped: bool = False, runs: int = 1) -> dict:
+    """A speed gate's measurement: the best of `runs` runs, and the verdict it earns. When
+    `stopped`, `seconds` is where the run was cut off, so the ratio is a lower bound."""
     ratio = seconds / budget.seconds if budget.seconds else float("inf")
     return {
         "gate": gate,
@@ -33,6 +45,8 @@ def figures(gate: str, seconds: float, budget: Budget, *, stopped: bool = False)
         "limit": round(budget.seconds, 4),
         "ratio": round(ratio, 4),
         "stopped": stopped,
+        "runs": runs,
+        "verdict": str(Verdict.FAIL if stopped else timing_rule.verdict(ratio)),
     }
 
 
@@ -58,11 +72,15 @@ def margin(f: dict) -> str:
         return _("{gate}: {ratio:.2f}x of the limit").format(**said)
     if f["stopped"]:
         return _("{gate}: stopped at more than {ratio:.2f}x of the budget").format(**said)
+    if f.get("verdict") == Verdict.BORDERLINE:
+        return _("{gate}: {ratio:.2f}x of the budget (borderline: passed, best of {runs} runs)").format(
+            runs=f["runs"], **said
+        )
     return _("{gate}: {ratio:.2f}x of the budget").format(**said)
 
 
 def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "", record=None):
-    """Run `call()` once (twice if the first is over budget, to rule out noise); return (result, seconds).
+    """Run `call()` until its verdict is clear (checks/timing_rule.py); return (result, Measured).
 
     A run that has used ABORT_AT x the budget of CPU time is stopped: it cannot pass, and grading
     must stay fast. The stop is on CPU time, like the budget, so that a slow submission is stopped
@@ -73,8 +91,9 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
     record = record or (lambda name, value: None)
     from grader.errors import CallStalled, CallTimeout, CpuLimitExceeded
 
-    best, result = None, None
-    for _attempt in range(2):
+    runs: list[float] = []
+    result = None
+    for _attempt in range(timing_rule.MOST_RUNS):
         with bpe.kit.timeout(wall_limit(budget), cpu=budget.abort_after):
             try:
                 result = call()
@@ -102,11 +121,11 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
                 ).format(what=what, wall=wall_limit(budget), budget=budget.seconds, basis=budget.basis)
                 why = why_it_ran_long(getattr(exc, "samples", []))
                 raise AssertionError(f"{sentences(words, why)}{_cause(exc)}\n{hint}") from None
-        seconds = bpe.kit.last_call.cpu_s
-        best = seconds if best is None else min(best, seconds)
-        if best <= budget.seconds:
+        runs.append(bpe.kit.last_call.cpu_s)
+        if not timing_rule.measure_again([s / budget.seconds for s in runs]):
             break
-    record("figures", figures(gate or what, best, budget))
+    best = Measured(min(runs), len(runs))
+    record("figures", figures(gate or what, best.seconds, budget, runs=best.runs))
     return result, best
 
 
@@ -136,11 +155,22 @@ def _cause(exc) -> str:
     return "\n" + likely_cause(failure) if failure else ""
 
 
-def verdict(seconds: float, budget: Budget, what: str, hint: str) -> tuple[bool, str]:
-    f = figures(what, seconds, budget)
+def verdict(measured: Measured | float, budget: Budget, what: str, hint: str) -> tuple[bool, str]:
+    if not isinstance(measured, Measured):
+        measured = Measured(measured)
+    f = figures(what, measured.seconds, budget, runs=measured.runs)
     text = _(
         "{what} took {value:.2f} s of CPU time: {ratio:.2f}x the budget of {limit:.2f} s ({basis})."
     ).format(what=what, value=f["value"], ratio=f["ratio"], limit=f["limit"], basis=budget.basis)
-    if f["ratio"] <= 1:
+    if f["verdict"] == Verdict.PASS:
         return True, text
+    if f["verdict"] == Verdict.BORDERLINE:
+        return True, sentences(
+            text,
+            _(
+                "Borderline: that is the best of {runs} runs, less than {over:g}% over the budget, "
+                "within the noise of a measurement, so it passes. A little more speed puts it clear "
+                "of the budget."
+            ).format(runs=measured.runs, over=round((timing_rule.BORDER - 1) * 100)),
+        )
     return False, text + "\n" + hint

@@ -161,22 +161,25 @@ def _speed(recs: dict[str, dict]) -> dict | None:
     )
     if not rs:
         return None
-    c, labels = ratio_bins([v for _, _, v in rs])
+    c, labels = ratio_bins([v for _, _, v, _ in rs])
     gates = []
-    for gate in sorted({g for _, g, _ in rs}):
-        vs = [v for _, g, v in rs if g == gate]
+    for gate in sorted({g for _, g, _, _ in rs}):
+        vs = [v for _, g, v, _ in rs if g == gate]
+        verdicts = [w for _, g, _, w in rs if g == gate]
         gates.append(
             {
                 "gate": gate,
                 "n": len(vs),
                 "median": statistics.median(vs),
                 "max": max(vs),
-                "over": sum(v >= 1 for v in vs),
+                "borderline": verdicts.count("borderline"),
+                "failed": verdicts.count("fail"),
             }
         )
     return {
         "n": len(rs),
-        "over": sum(v >= 1 for _, _, v in rs),
+        "borderline": sum(w == "borderline" for *_, w in rs),
+        "failed": sum(w == "fail" for *_, w in rs),
         "histogram": histogram(c, labels, title="speed-gate ratios", css_class="ratios"),
         "gates": gates,
     }

@@ -16,8 +16,18 @@ def ratio_of(test: dict) -> float | None:
     return float(figures["ratio"])
 
 
-def ratios(recs: dict[str, dict]) -> list[tuple[str, str, float]]:
-    """(student, test column, ratio) for every speed gate of every graded student."""
+def verdict_of(test: dict) -> str:
+    """'pass', 'borderline' or 'fail', as the gate recorded it (grader/checks/timing_rule.py); a
+    record from before verdicts were recorded passed within its budget."""
+    figures = (test.get("extra_data") or {}).get("figures") or {}
+    recorded = figures.get("verdict")
+    if recorded:
+        return str(recorded)
+    return "fail" if figures.get("stopped") or (ratio_of(test) or 0) > 1 else "pass"
+
+
+def ratios(recs: dict[str, dict]) -> list[tuple[str, str, float, str]]:
+    """(student, test column, ratio, verdict) for every speed gate of every graded student."""
     from .gradebook import test_column
 
     found = []
@@ -25,5 +35,5 @@ def ratios(recs: dict[str, dict]) -> list[tuple[str, str, float]]:
         for t in (recs[student].get("results") or {}).get("tests", []):
             value = ratio_of(t)
             if value is not None:
-                found.append((student, test_column(t), value))
+                found.append((student, test_column(t), value, verdict_of(t)))
     return found

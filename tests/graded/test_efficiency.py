@@ -89,7 +89,7 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
     what = _("train_bpe on {kb} KB of stories, vocab_size={vocab_size}").format(
         kb=corpus.stat().st_size // 1000, vocab_size=calibration.TRAIN_VOCAB_SIZE
     )
-    result, seconds = timed_call(
+    result, measured = timed_call(
         bpe,
         budget,
         lambda: bpe.train_bpe(corpus, calibration.TRAIN_VOCAB_SIZE, [EOT]),
@@ -100,7 +100,7 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
     )
     vocab, merges = check_train_result(result)
     expected = golden.SpeedTrainCase(golden.root("public"))  # the first merges, stored by `make fixtures`
-    ok, message = verdict(seconds, budget, what, hint)
+    ok, message = verdict(measured, budget, what, hint)
     record_property("feedback", message.rstrip())
     if not ok:  # too slow: this gate's own charge, whatever the merges
         raise AssertionError(message.rstrip())
@@ -166,7 +166,7 @@ def _encoding_gate(bpe, tok, budget, text: str, record_property, hint: str) -> N
     what = _("encode on {kb} KB of stories ({merges} merges)").format(
         kb=len(text.encode("utf-8")) // 1000, merges=len(merges)
     )
-    ids, seconds = timed_call(
+    ids, measured = timed_call(
         bpe, budget, lambda: tok.encode(text), what, hint, gate="encoding", record=record_property
     )
     # One concern per test: this gate grades speed. Ids split differently lose their points in the
@@ -174,7 +174,7 @@ def _encoding_gate(bpe, tok, budget, text: str, record_property, hint: str) -> N
     ids = check_ids(ids)
     _spells_the_text(vocab, specials, ids, text, what)
     wrong = golden.IdDigest(golden.root("public") / "speed" / "encode" / "ids.txt").first_wrong_block(ids)
-    ok, message = verdict(seconds, budget, what, hint)
+    ok, message = verdict(measured, budget, what, hint)
     message = message.rstrip()
     if wrong is not None:
         message += "\n" + _ids_differ(wrong, "3.9")
