@@ -22,7 +22,7 @@ from ..errors import BadReply, CallStalled, CallTimeout, CpuLimitExceeded, Worke
 from ..i18n import _
 from . import _linux, procstats, wire
 from .box import Sandbox
-from .call_words import signal_words
+from .call_words import OVERLOADED, signal_words, stall_kind
 
 OUTPUT_CAP = 64 * 1024
 STARTUP_SECONDS = 30.0
@@ -35,6 +35,13 @@ MAX_SAMPLES = 2000
 # process starved on a saturated machine is runnable, so load alone never stops a call here.
 IDLE_S = 10.0
 IDLE_CPU_S = 0.02  # CPU time below this since it was last active counts as none (10 ms ticks)
+# A CPU-capped call whose wall-clock deadline comes while it works steadily on a small share of the
+# cores (call_words.OVERLOADED: a busy machine, or its children doing the work) is given more wall
+# time, STRETCH_STEP_S at a time, up to STRETCH x the time it was first given: its CPU cap still
+# bounds it, and CPU time, not the machine's load, is what a grade measures. A call that waits
+# (its CPU time stands still) gets no more time.
+STRETCH = 4.0
+STRETCH_STEP_S = 1.0
 _LIVE: set[int] = set()  # pids of the workers this process started and has not ended yet
 
 
@@ -102,6 +109,7 @@ class WorkerProcess:
         self.max_children = 0
         self._call_start = (0.0, 0.0)
         self._last_active = (0.0, 0.0)
+        self.stretched_s = 0.0  # wall-clock seconds the pending call was given past its deadline
 
     # -- startup -----------------------------------------------------------------------------
     def wait_ready(self) -> None:
@@ -134,6 +142,7 @@ class WorkerProcess:
         self.cpu_samples = [(0.0, 0.0)]
         self._next_sample = now + SAMPLE_S
         self._last_active = self._call_start  # (when, CPU seconds) it last worked or was runnable
+        self.stretched_s = 0.0
 
     def _sample(self, now: float, cpu: float | None = None) -> float:
         t0, c0 = self._call_start
@@ -231,7 +240,7 @@ class WorkerProcess:
         next_poll = time.monotonic() + CPU_POLL_S
         while True:
             now = time.monotonic()
-            remaining = deadline - now
+            remaining = deadline + self.stretched_s - now
             if not startup and now >= getattr(self, "_next_sample", float("inf")):
                 self._sample(now)
                 if self.stalled_for(now) >= IDLE_S and not self._unread():
@@ -241,6 +250,9 @@ class WorkerProcess:
                     )
                     stalled.idle_s = IDLE_S
                     raise stalled
+            if remaining <= 0 and capped and self._may_stretch(now, deadline):
+                self.stretched_s += STRETCH_STEP_S
+                continue
             if remaining <= 0:
                 if not startup:
                     self._sample(now)  # the last figures before the worker (and its /proc) is gone
@@ -267,6 +279,15 @@ class WorkerProcess:
                 if self.cpu_seconds() >= self.cap_now():
                     self.kill()
                     raise CpuLimitExceeded(_("the call into your code used up its CPU time and was stopped"))
+
+    def _may_stretch(self, now: float, deadline: float) -> bool:
+        """Whether a capped call at its deadline works steadily on a small share of the cores, and
+        has not yet had STRETCH x the wall time it was first given."""
+        given = deadline - self._call_start[0]
+        if given <= 0 or deadline + self.stretched_s + STRETCH_STEP_S > self._call_start[0] + STRETCH * given:
+            return False
+        self._sample(now)
+        return stall_kind(self.cpu_samples) == OVERLOADED
 
     def _unread(self) -> bool:
         """Has the worker written what we have not read yet? Then it waits on us, not stalled (the

@@ -394,6 +394,8 @@ class Session:
             raise self.import_failure() from None
         finally:
             worker.cpu_cap = None
+            if self.test_deadline is not None:  # wall time given to a call at work (process.STRETCH)
+                self.test_deadline += worker.stretched_s
         worker.import_cpu_s = worker.cpu_seconds()
         if self.census.stubs is None:
             self.census = Census.read(worker.census)
@@ -491,10 +493,12 @@ class Session:
             if type(exc) is CallTimeout and test_wall and not limit:
                 raise self._test_wall_out(exc, what, child, samples) from None
             raise self._explain(
-                exc, what, deadline - start, child, capped, samples, children, limit
+                exc, what, deadline - start + worker.stretched_s, child, capped, samples, children, limit
             ) from None
         finally:
             worker.cpu_cap = None
+            if self.test_deadline is not None:  # wall time given to a call at work (process.STRETCH)
+                self.test_deadline += worker.stretched_s
             if sampler is not None:
                 sampler.stop()
             if self.worker is worker:

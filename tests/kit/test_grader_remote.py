@@ -3,6 +3,7 @@ and the confinement the worker runs under."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import time
@@ -546,6 +547,48 @@ def test_a_call_slowed_by_a_saturated_machine_is_told_so_not_that_it_waits(bpe):
         with pytest.raises(remote.CallTimeout) as info:
             bpe.nap(30)
     assert "Its CPU time stood still" in str(info.value) and "waiting on something" in str(info.value)
+
+
+@contextlib.contextmanager
+def _one_cpu_shared_with_hogs(bpe, n: int = 4):
+    """The worker and `n` busy loops on ONE cpu: the worker gets a fraction of a core on any machine."""
+    import multiprocessing
+
+    cpu = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(bpe.kit._session.current().pid, {cpu})
+    hogs = [multiprocessing.get_context("fork").Process(target=_busy_loop, daemon=True) for _ in range(n)]
+    for hog in hogs:
+        hog.start()
+        os.sched_setaffinity(hog.pid, {cpu})
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.join()
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
+def test_a_capped_call_at_work_on_a_saturated_machine_gets_more_wall_time(bpe):
+    """CPU time is what a grade measures: a CPU-capped call that works steadily on a fifth of a core
+    finishes past its wall-clock deadline, up to STRETCH x it; one that waits is stopped at it."""
+    from grader.sandbox import process
+
+    with _one_cpu_shared_with_hogs(bpe):
+        with bpe.kit.timeout(2.0, cpu=5.0):
+            bpe.spin(0.5)  # 2.5 s or more of wall time on a fifth of a core
+        assert bpe.kit._session.current().stretched_s > 0
+        with bpe.kit.timeout(1.0, cpu=30.0):
+            with pytest.raises(remote.CallTimeout) as info:
+                bpe.spin(20)
+    assert "It was working all along" in str(info.value), str(info.value)
+    wall_s = info.value.samples[-1][0]
+    assert process.STRETCH * 1.0 - process.STRETCH_STEP_S <= wall_s <= process.STRETCH * 1.0 + 2, wall_s
+    with bpe.kit.timeout(1.5, cpu=5.0):
+        with pytest.raises(remote.CallTimeout) as info:
+            bpe.nap(30)
+    assert "Its CPU time stood still" in str(info.value)
+    assert info.value.samples[-1][0] < 1.5 + process.STRETCH_STEP_S
 
 
 def test_a_test_whose_own_wall_limit_runs_out_is_told_so_with_its_figures(bpe):
