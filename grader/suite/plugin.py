@@ -21,7 +21,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from .. import contracts, i18n, measured
 from ..calibration import MAX_CHILDREN
-from ..sandbox.box import LEVELS
+from ..sandbox.isolation import LEVELS
 from . import outcome
 
 _SESSION = pytest.StashKey[object]()

@@ -10,7 +10,8 @@ from grader_toys import write_submission
 
 from grader.errors import CallStalled
 from grader.sandbox import remote
-from grader.sandbox.box import Limits, namespaces_available
+from grader.sandbox.box import Limits
+from grader.sandbox.isolation import namespaces_available
 from grader.sandbox.limit_words import (
     DISK,
     FILE_SIZE,

@@ -15,8 +15,8 @@ from grader.checks import speed
 from grader.errors import ImportTooSlow, ModuleDoesNotImport
 from grader.paths import KIT_ROOT
 from grader.sandbox import remote
-from grader.sandbox.box import SANDBOX_IDS, namespaces_available
-from grader.sandbox.isolation import Isolation
+from grader.sandbox.box import SANDBOX_IDS
+from grader.sandbox.isolation import Isolation, namespaces_available
 
 PROBES = (
     HONEST
@@ -604,7 +604,7 @@ def test_scratch_space_is_capped(bpe):
 def test_without_namespaces_a_worker_cannot_read_another_sandbox(tmp_path):
     """Uid-only isolation (root without namespaces): each sandbox has a uid and a group of its own,
     so a worker can enter no other sandbox, and counts its own processes only."""
-    from grader.sandbox.box import uid_drop_available
+    from grader.sandbox.isolation import uid_drop_available
 
     if not uid_drop_available():
         pytest.skip("needs root and an interpreter uid 65534 can run")
