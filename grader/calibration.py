@@ -179,9 +179,9 @@ def measure_reference(corpus: Path, text: str, repeat: int = 4) -> dict[str, flo
     trainer at 0.77x of one run's budget was at 1.15x of the next's). Best of four: 0.17-0.20 s for
     training over five fresh workers. Encoding is timed warm: its first call, which fills the
     pre-token cache, is left out."""
-    from grader.sandbox import remote
+    from grader.sandbox.proxy import connect
 
-    with remote.connect(reference_dir()) as ref:
+    with connect(reference_dir()) as ref:
         train_s = min(time_training(ref, corpus) for _ in range(repeat))
         tok = ref.BPETokenizer(*encode_tokenizer_parts())
         tok.encode(text)  # warm-up: lazy set-up (a pattern's compile) and the pre-token cache
@@ -289,7 +289,7 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
 # by the yardstick); and no single call more than CALL_FACTOR x the reference's slowest call in that
 # test. Both get allowances on top: CALL_ALLOWANCE_S for every call the test has made (this one
 # included), and CHILD_ALLOWANCE_S for every process a call had running (up to MAX_CHILDREN);
-# a slow import (over IMPORT_NOTED_S) is added once to a call that ran any (remote.Session.children_allowance).
+# a slow import (over IMPORT_NOTED_S) is added once to a call that ran any (per_test.TestLimits.children_allowance).
 # Why per call: a property test makes a hundred small calls, and a first call that loops for ever
 # is stopped after a second or two, not after the share of all hundred.
 # The allowances pay what the reference never pays: a first compile of a pattern, a moment of
@@ -315,7 +315,7 @@ def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
 # (`bpe.kit.timeout`), not under these limits.
 TEST_FACTOR = 25.0
 # The submission's import is no test's time: every test's fresh worker imports it before the test's
-# limits start (remote.Session.prepare). It has a limit of its own, generous because a package may
+# limits start (session.Session.prepare). It has a limit of its own, generous because a package may
 # rightly import a heavy library (a CS336 repository's tests/adapters.py imports torch: about 3.3 s
 # of CPU), scaled to the machine like the limits above. An import over IMPORT_NOTED_S is named once
 # in the report's header (grader/report.py): it costs no points, but the student waits for it once

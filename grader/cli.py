@@ -26,8 +26,7 @@ from . import api, contracts, i18n, packing, report
 from .errors import GraderError, PackingError
 from .i18n import _
 from .request import GradeRequest
-from .sandbox.box import LEVELS, namespaces_refused
-from .sandbox.isolation import WITHOUT_NAMESPACES
+from .sandbox.isolation import LEVELS, WITHOUT_NAMESPACES, namespaces_refused
 from .suite import runner
 
 # command -> (module whose main(argv) runs it, one line of help)

@@ -11,7 +11,7 @@ the course staff's files): they stop a tool, never a grading.
 The failures of one call into a worker (`GradingAbort` and its kinds) are not grading failures:
 they cost the test that made the call, and the suite goes on (`ModuleDoesNotImport`: the test is
 not graded, because a module it needs does not import). (The student's own exceptions,
-rebuilt on the trusted side, are `grader.sandbox.remote.RemoteError`: not the grader's.)
+rebuilt on the trusted side, are `grader.sandbox.remote_errors.RemoteError`: not the grader's.)
 """
 
 from __future__ import annotations
@@ -155,7 +155,7 @@ def does_not_import(data: dict) -> str:
 
 
 class ImportTooSlow(ModuleDoesNotImport):
-    """Importing the submission used up the import's own CPU limit (remote.Session.import_cpu_limit):
+    """Importing the submission used up the import's own CPU limit (session.Session.import_cpu_limit):
     no test is graded, and the report says so once. Never charged to a test as that test's slowness."""
 
     def __init__(self, limit: str) -> None:

@@ -91,7 +91,7 @@ def _proven(first: Exception, absent: list[str], full: dict) -> Diagnosed:
 
 def _second(again: Exception, absent: list[str]) -> Exception:
     """The failure that remains once the special tokens are in the vocab: another fault, charged."""
-    from grader.sandbox.remote import RemoteError
+    from grader.sandbox.remote_errors import RemoteError
 
     if isinstance(again, RemoteError):
         return again  # a crash is charged where it happens, named by its own words
@@ -120,7 +120,7 @@ def _names(specials: list[str]) -> str:
 
 def _text(exc: Exception) -> str:
     """What the test saw fail, in the words a student reads."""
-    from grader.sandbox.remote import RemoteError
+    from grader.sandbox.remote_errors import RemoteError
 
     if isinstance(exc, RemoteError):
         return exc.feedback()

@@ -16,8 +16,7 @@ from ..cli import add_ignore_requires_python_option
 from ..contracts import NAMES as CONTRACTS
 from ..errors import MergeError, PythonError, RosterError, RubricError, StaffFileError, UnknownContract
 from ..request import GradeRequest
-from ..sandbox.box import PRIVILEGED_GROUPS, kept_groups, namespaces_refused
-from ..sandbox.isolation import Isolation
+from ..sandbox.isolation import PRIVILEGED_GROUPS, Isolation, kept_groups, namespaces_refused
 from ..staff import cli as staff_cli
 from . import current, gradebook, records, report
 from .batch import grade_all, not_readable, read_manifest

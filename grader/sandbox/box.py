@@ -1,7 +1,8 @@
 """The worker's world: a fresh directory holding the worker runtime, a read-only copy of the
 submission, read-only copies of input files, and one writable scratch directory per worker.
 
-`Sandbox.command()` says how to start a worker in it. With `unshare` available, the worker gets new
+`Sandbox.command()` says how a worker enters its isolation (which one: isolation.py). With
+namespaces (isolation.namespaces_available), the worker gets new
 PID, mount, network and IPC namespaces; the kit, /autograder, the output directory, the trusted
 user's home, /run, /proc and the shared temp dirs are covered with empty tmpfs mounts, /dev by one
 holding only the devices Python needs; the sandbox is re-mounted read-only at the fixed path
@@ -10,7 +11,7 @@ then drops to a uid of its sandbox's own (`SANDBOX_IDS`). As an ordinary user ("
 namespaces come from a user namespace in which the user is root, so the same mount plan runs; the
 worker then enters a second user namespace as uid 65534 with no capabilities, where it can neither
 undo those mounts nor name the grader's processes (they are outside its PID namespace); it keeps
-the user's supplementary groups, which no user namespace can drop (`kept_groups`). Without
+the user's supplementary groups, which no user namespace can drop (isolation.kept_groups). Without
 namespaces, root still drops to the sandbox's uid when the interpreter allows ("uid"); otherwise the
 worker runs as this user ("process-group"). Always: its own session, and rlimits.
 
@@ -25,10 +26,6 @@ containers, nor on a Slurm node), while a uid needs nothing but root. As an ordi
 5.14 and later count RLIMIT_NPROC per user namespace (ucounts): the worker's own namespaces hold its
 count, and nothing outside adds to it. Only "process-group" (and a user namespace on an older
 kernel) shares the user's count: there the budget starts from the tasks the user already runs.
-
-Why `unshare` rather than bubblewrap: util-linux's `unshare` is on every Linux the kit grades on,
-Slurm nodes and containers included, where a user cannot install packages; the root sandbox already
-uses it; and one mount plan (`Sandbox.mount_plan`, run by worker.apply_mounts) then serves both.
 """
 
 from __future__ import annotations
@@ -39,7 +36,6 @@ import json
 import os
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -49,12 +45,19 @@ from ..errors import SubmissionError
 from ..i18n import _
 from ..paths import KIT_ROOT, SANDBOX_DIR
 from . import bytecode, student_python
-from .isolation import Isolation, level
+from .isolation import (
+    LEVELS,
+    NOBODY,
+    Isolation,
+    isolation_level,
+    namespaces_available,
+    unprivileged_python,
+    unshare_argv,
+)
 
 # All the worker imports of the grader's:
 WORKER_RUNTIME = ("_linux.py", "call_words.py", "importing.py", "wire.py", "worker.py")
 VIEW_ROOT = "/tmp/bpe-kit"
-NOBODY = 65534  # the probe of an interpreter any uid may run; a worker in a user namespace
 # The uids (and groups) drawn one per sandbox as root: above every account and system id, below the
 # 2**31 some tools mishandle; no file outside a sandbox belongs to one.
 SANDBOX_IDS = range(1 << 20, 1 << 21)
@@ -115,10 +118,6 @@ class Limits:
         }
 
 
-# What `--isolation` may ask for: the strongest available, or one of the weaker fallbacks.
-LEVELS = ("auto", Isolation.UID, Isolation.PROCESS_GROUP)
-
-
 @dataclass
 class Options:
     """How to isolate workers. `namespaces=None` means: use them when root and unshare work."""
@@ -137,83 +136,6 @@ class Options:
         if level == "auto":
             return cls(**kw)
         return cls(namespaces=False, unprivileged=None if level == Isolation.UID else False, **kw)
-
-
-# `unshare` options of a worker: as root, or (USERNS) as an ordinary user mapped to root inside.
-UNSHARE = ("--pid", "--fork", "--mount", "--net", "--ipc", "--kill-child")
-USERNS = ("--user", "--map-root-user")
-# The kernel settings that refuse an ordinary user a user namespace: (file, value that refuses, fix).
-USERNS_SWITCHES = (
-    ("/proc/sys/kernel/unprivileged_userns_clone", "0", "sysctl kernel.unprivileged_userns_clone=1"),
-    ("/proc/sys/user/max_user_namespaces", "0", "sysctl user.max_user_namespaces=15000"),
-    (
-        "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
-        "1",
-        "sysctl kernel.apparmor_restrict_unprivileged_userns=0",
-    ),
-)
-
-
-def unshare_argv() -> list[str]:
-    """How this process makes a worker's namespaces: plain as root, through a user namespace otherwise."""
-    return ["unshare", *(() if os.geteuid() == 0 else USERNS), *UNSHARE]
-
-
-@functools.lru_cache(maxsize=1)
-def namespaces_available() -> bool:
-    """An `unshare` binary, and a kernel that lets this process make PID+mount+net namespaces
-    (as an ordinary user: inside a user namespace of its own)."""
-    return namespaces_refused() is None
-
-
-@functools.lru_cache(maxsize=1)
-def namespaces_refused() -> str | None:
-    """Why workers get no namespaces here, in one line naming what would allow them; None if they do."""
-    if not sys.platform.startswith("linux"):
-        return f"{sys.platform} has no Linux namespaces (grade on Linux for them)"
-    if shutil.which("unshare") is None:
-        return "no `unshare` command (util-linux) on PATH"
-    try:
-        probe = subprocess.run([*unshare_argv(), "true"], capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return f"`unshare` did not run ({e})"
-    if probe.returncode == 0:
-        return None
-    if os.geteuid() == 0:
-        return "`unshare` failed as root (a container without CAP_SYS_ADMIN?)"
-    for path, refusing, fix in USERNS_SWITCHES:
-        try:
-            if Path(path).read_text().strip() == refusing:
-                return f"this kernel refuses ordinary users a user namespace ({path} is {refusing}; `{fix}` as root allows it)"
-        except OSError:
-            continue
-    why = probe.stderr.strip().splitlines()[-1:] or ["no reason given"]
-    return f"user namespaces are refused here (`unshare --user` said: {why[0]})"
-
-
-# Groups whose members reach the host's root or its raw devices by what they open (a container
-# daemon's socket, a disk, a VM's device, the password hashes). The mount plan covers /dev and /run,
-# where most of that lives, but a daemon may listen elsewhere: a class is not graded with these.
-PRIVILEGED_GROUPS = frozenset(
-    {"root", "disk", "docker", "lxd", "incus", "libvirt", "kvm", "shadow", "podman"}
-)
-
-
-def kept_groups() -> list[str]:
-    """The supplementary groups an ordinary user's worker keeps (by name): a user namespace may not
-    drop them (setgroups is denied), so the worker can open what they open outside what the mount
-    plan covers. Empty for root, whose workers drop every group."""
-    if os.geteuid() == 0:
-        return []
-    import grp
-
-    names = []
-    for gid in sorted(set(os.getgroups()) - {os.getgid()}):
-        try:
-            names.append(grp.getgrgid(gid).gr_name)
-        except KeyError:
-            names.append(str(gid))
-    return names
 
 
 def userns_hides() -> list[str]:
@@ -271,56 +193,6 @@ def _library_tops() -> set[str]:
     except (OSError, IndexError):
         pass
     return tops
-
-
-def _interpreters() -> list[str]:
-    """The grader's own interpreter first, then system ones of the same version (the worker loads
-    the grader's compiled `regex`, so the version must match)."""
-    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    found = [os.path.realpath(sys._base_executable)]
-    for candidate in (f"/usr/bin/{version}", f"/usr/local/bin/{version}"):
-        if os.path.isfile(candidate) and os.path.realpath(candidate) not in found:
-            found.append(os.path.realpath(candidate))
-    return found
-
-
-@functools.lru_cache(maxsize=1)
-def unprivileged_python() -> str | None:
-    """As root: an interpreter that uid 65534 can run where it is, or None."""
-    if os.geteuid() != 0:
-        return None
-    probe = f"import sys, json, ctypes; assert sys.version_info[:2] == {tuple(sys.version_info[:2])!r}"
-    for python in _interpreters():
-        try:
-            if (
-                subprocess.run(
-                    [python, "-S", "-s", "-c", probe],
-                    user=NOBODY,
-                    group=NOBODY,
-                    extra_groups=[],
-                    cwd="/",
-                    capture_output=True,
-                    timeout=20,
-                ).returncode
-                == 0
-            ):
-                return python
-        except (OSError, subprocess.SubprocessError):
-            continue
-    return None
-
-
-def uid_drop_available() -> bool:
-    return unprivileged_python() is not None
-
-
-def isolation_level(namespaces: bool | None = None, unprivileged: bool | None = None) -> Isolation:
-    """What a worker started by this process will get (grader/sandbox/isolation.py); `namespaces`
-    None: whether they can be made here, `unprivileged` False: no uid drop without them."""
-    if namespaces is None:
-        namespaces = namespaces_available()
-    uid_drop = not namespaces and unprivileged is not False and uid_drop_available()
-    return level(root=os.geteuid() == 0, namespaces=namespaces, uid_drop=uid_drop)
 
 
 def _copy_readonly(

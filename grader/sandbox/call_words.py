@@ -1,10 +1,12 @@
-"""Words for a call that went wrong: which call it was, on how much input, and what the child
-processes the submission started said before it went wrong.
+"""Words for a call that went wrong: which call it was, on how much input, what the child
+processes the submission started said before it went wrong, and why it was stopped (which limit,
+with its figures) or what it raised.
 
 Pure functions on data the trusted side already holds (the call's arguments, the worker's captured
-output), so the feedback of a timeout or crash names its cause instead of reading as a bare
-"did not answer": a multiprocessing child that cannot import `bpe`, or raised, or was killed,
-leaves its traceback (or the worker's note, see `CHILD_NOTE`) in that output.
+output, the limits and what the call used), so the feedback of a timeout or crash names its cause
+instead of reading as a bare "did not answer": a multiprocessing child that cannot import `bpe`, or
+raised, or was killed, leaves its traceback (or the worker's note, see `CHILD_NOTE`) in that output.
+The session (session.py) decides which of these words a failure gets; only they are worded here.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import signal
 from pathlib import Path
 
 try:
-    from ..i18n import N_, _, ngettext
+    from ..i18n import N_, _, ngettext, sentences
 except ImportError:  # in the worker, whose package is grader/sandbox alone (box.py): its notes are English
 
     def _(message: str) -> str:
@@ -25,6 +27,9 @@ except ImportError:  # in the worker, whose package is grader/sandbox alone (box
 
     def ngettext(singular: str, plural: str, n: int) -> str:
         return singular if n == 1 else plural
+
+    def sentences(*parts: str) -> str:
+        return " ".join(p for p in parts if p)
 
 
 # The worker writes this line to its stderr when a child process the submission started (through
@@ -214,3 +219,151 @@ def stall_words(kind: str, wall_s: float, cpu_s: float, still: bool = False) -> 
             "(a sleep, a lock, a child process)?"
         ).format(cpu_s=cpu_s, wall_s=wall_s)
     return _("An endless loop, or far too slow?")
+
+
+# ------------------------------------------------------------------------------------ a stopped call
+def cpu_seconds(seconds: float) -> str:
+    """A limit in the same digits as its basis (calibration.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
+    return (_("{seconds:.2g} s") if seconds < 10 else _("{seconds:.0f} s")).format(seconds=seconds)
+
+
+def with_children(basis: str, children: int, slow_import_s: float) -> str:
+    """A limit's basis, and the processes the call ran, which earned it more; a slow import
+    (`slow_import_s`, 0 when not slow) was allowed once for them."""
+    if not children:
+        return basis
+    if slow_import_s:
+        runs = ngettext(
+            "it ran {count} more process, allowed once the {seconds} your package takes to import",
+            "it ran {count} more processes, allowed once the {seconds} your package takes to import",
+            children,
+        )
+    else:
+        runs = ngettext("it ran {count} more process", "it ran {count} more processes", children)
+    runs = runs.format(count=children, seconds=cpu_seconds(slow_import_s))
+    return _("{basis}; {runs}").format(basis=basis, runs=runs)
+
+
+def out_of_call_cpu(what: str, limit_s: float, basis: str) -> str:
+    """The call used up the CPU limit of one call in its test."""
+    return _(
+        "{what} did not answer in time: stopped when it had used its limit of {limit} of CPU time "
+        "for one call ({basis}); an endless loop, or far too slow?"
+    ).format(what=what, limit=cpu_seconds(limit_s), basis=basis)
+
+
+def out_of_test_cpu(what: str, limit_s: float, basis: str) -> str:
+    """The call used up what was left of its test's CPU limit."""
+    return _(
+        "{what} did not answer in time: stopped when this test had used its limit of {limit} of CPU "
+        "time ({basis}); an endless loop, or far too slow?"
+    ).format(what=what, limit=cpu_seconds(limit_s), basis=basis)
+
+
+def out_of_own_cpu(what: str, limit_s: float) -> str:
+    """The call used up the CPU limit it was given (`bpe.kit.timeout(..., cpu=)`)."""
+    return _("{what} used up its {limit:.1f} s of CPU time and was stopped").format(what=what, limit=limit_s)
+
+
+def stalled(what: str, idle_s: float) -> str:
+    """The call's CPU time stood still for `idle_s` seconds (grader/sandbox/process.IDLE_S)."""
+    return _("{what} was stopped: {why}").format(what=what, why=stall_words(WAITING, idle_s, 0.0, still=True))
+
+
+def out_of_wall(what: str, seconds: float, samples: list[tuple[float, float]]) -> str:
+    """The call ran out of its `seconds` of wall-clock time; why it ran long, from its CPU samples."""
+    kind = stall_kind(list(samples))
+    if kind == BUSY:
+        return _(
+            "{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time (an "
+            "endless loop, or far too slow?)"
+        ).format(what=what, seconds=seconds)
+    wall_s, cpu_s = samples[-1]
+    text = _("{what} did not answer in time: stopped after {seconds:.1f} s of wall-clock time.").format(
+        what=what, seconds=seconds
+    )
+    return sentences(text, stall_words(kind, wall_s, cpu_s))
+
+
+def refused_then_waited(said: str, seconds: float) -> str:
+    """A limit refused one of the call's processes or threads (`said`: limit_words.py), and what
+    waited on it was stopped after `seconds`."""
+    return sentences(
+        said,
+        _("What waited on it never finished, and was stopped after {seconds:.1f} s.").format(seconds=seconds),
+    )
+
+
+def out_of_test_wall(what: str, limit_s: float, calls: int, cpu_s: float) -> str:
+    """The test's own wall-clock limit ran out during this call, after `calls` calls that used
+    `cpu_s` seconds of CPU time in all."""
+    return ngettext(
+        "{what} did not answer in time: this test's own limit of {limit:.0f} s of wall-clock time ran "
+        "out during it, after {calls} call into your code that used {cpu:.1f} s of CPU time in all.",
+        "{what} did not answer in time: this test's own limit of {limit:.0f} s of wall-clock time ran "
+        "out during it, after {calls} calls into your code that used {cpu:.1f} s of CPU time in all.",
+        calls,
+    ).format(what=what, limit=limit_s, calls=calls, cpu=cpu_s)
+
+
+def other_abort(what: str, error: str) -> str:
+    """Any other stop (a crash, an unreadable reply): the error's words, naming the call once."""
+    return error if error.startswith(what) else _("{what}: {error}").format(what=what, error=error)
+
+
+def ends_the_process(what: str | None, reason: str) -> str:
+    """The call raised what no worker survives (SystemExit, KeyboardInterrupt...)."""
+    return _("{what} raised {reason}, which ends the process running it").format(
+        what=what or _("your code"), reason=reason
+    )
+
+
+def unchecked(said: str, measured) -> str:
+    """Why the worker could not send what the code returned: a size cap's measure (wire.too_big's
+    fields) in the report's language, else the worker's own words (`said`)."""
+    if type(measured) is not dict:
+        return said
+    kind, count, mib = (measured.get(k) for k in ("kind", "count", "mib"))
+    if not (type(kind) is str and type(count) is int and type(mib) is int):
+        return said
+    words = {
+        "characters": _("a {kind} of {count} characters is larger than the {mib} MiB reply limit"),
+        "items": _("a {kind} of {count} items is larger than the {mib} MiB reply limit"),
+    }.get(measured.get("unit"))
+    return words.format(kind=kind[:40], count=f"{count:,}", mib=mib) if words else said
+
+
+def endless(what: str, bound: int) -> str:
+    """An iterator from the submission yielded more items than its input could give."""
+    return _(
+        "{what} yielded more than {bound} items without ending "
+        "(more than its input could give): is it an endless generator?"
+    ).format(what=what, bound=f"{bound:,}")
+
+
+def endless_stream(what: str, bound: int) -> str:
+    """encode_iterable over a file yielded more ids than the file could give."""
+    return _(
+        "{what} yielded more than {bound} ids without ending (more than the file "
+        "could give): is it an endless generator?"
+    ).format(what=what, bound=f"{bound:,}")
+
+
+# ------------------------------------------------------------------------------------ a raised exception
+def raised(
+    call: str | None, error: str, message: str, limit: str | None, child: str | None, traceback: str
+) -> str:
+    """The student's exception as they should read it: the call that raised it (its arguments
+    summarised), type, message, or the limit it ran into; how a child process failed meanwhile;
+    then where in their code."""
+    said = {"call": call, "error": error, "message": message}
+    if call:
+        text = _("{call} raised {error}: {message}") if message else _("{call} raised {error}")
+    else:
+        text = _("Your code raised {error}: {message}") if message else _("Your code raised {error}")
+    text = limit or text.format(**said)
+    if child and child not in text:
+        text += "\n" + _("(Meanwhile {failure}.)").format(failure=child)
+    if traceback:
+        text += "\n" + _("Raised at (your code, most recent call last):") + "\n" + traceback
+    return text

@@ -105,6 +105,21 @@ def limit_words(kind: str, what: str, error: str, limits: Limits | None = None) 
     return _(_WORDS[kind]).format(what=what, value=limit_value(kind, limits), error=error)
 
 
+def limit_named(
+    error_type: str, message: str, what: str | None, where: str, output: str, limits: Limits | None = None
+) -> tuple[str, dict] | None:
+    """The limit behind the exception a call raised (`what`; `where`: the function called), as its
+    words and its cause: the exception's own refusal, or one a child process or thread printed
+    during the call (`output`); None when neither."""
+    error = f"{error_type}: {message}" if message else error_type
+    kind = limit_hit(error_type, message)
+    if kind is None:
+        kind, error = limit_in_output(output) or (None, error)
+    if kind is None:
+        return None
+    return limit_words(kind, what or _("your code"), error[:300], limits), limit_cause(kind, where, limits)
+
+
 def limit_cause(kind: str, where: str, limits: Limits | None = None) -> dict:
     """The fault as data (grader/charges.py): every test this limit fails is one fault, proven so,
     whichever call ran into it."""

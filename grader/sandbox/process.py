@@ -91,8 +91,10 @@ class WorkerProcess:
         self.pid: int | None = None  # host pid of the Python worker, for /proc measurements
         self.dead_reason: str | None = None
         self.imported = False  # the worker says "ready", then imports the submission, then "imported"
-        self.census: object = None  # ...with its stub census (worker.stub_census), checked by remote.py
-        self.import_cpu_s = 0.0  # its CPU seconds when it said "imported" (remote.Session._await_import)
+        self.census: object = (
+            None  # ...with its stub census (worker.stub_census), checked by remote_errors.Census
+        )
+        self.import_cpu_s = 0.0  # its CPU seconds when it said "imported" (session.Session._await_import)
         # While set: the worker tree's CPU seconds (as `cpu_seconds()` reads them) at which the
         # pending call is stopped. CPU time, unlike wall time, barely moves with the machine's
         # load, so a run stopped here is stopped on every machine, at the same point of its work.

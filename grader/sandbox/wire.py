@@ -70,33 +70,56 @@ def encode(value, *, handle=None, depth: int = 0):
     if depth > MAX_DEPTH:
         raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
     kind = type(value)
-    if value is None or kind is bool:
+    if value is None or kind is bool or kind is int:  # the bulk of every reply: ids
         return value
-    if (kind is str or kind is list or kind is dict or kind is tuple or kind is bytes) and len(
-        value
-    ) > MAX_LINE // 2:
+    exact = _ENCODERS.get(kind)
+    if exact is None:
+        return _encode_other(value, handle, depth)
+    if kind is not float and len(value) > MAX_LINE // 2:
         fields = too_big(value)
         if fields:
             raise WireError(TOO_BIG.format(**fields), fields)
-    if kind is str:
-        return value
-    if kind is int:
-        return value
-    if kind is float:
-        return value if math.isfinite(value) else {"f": repr(value)}
-    if kind is list:
-        return [encode(v, handle=handle, depth=depth + 1) for v in value]
-    if kind is tuple:
-        return {"t": [encode(v, handle=handle, depth=depth + 1) for v in value]}
-    if kind is bytes:
-        return {"b": base64.b64encode(value).decode("ascii")}
-    if kind is dict:
-        return {
-            "d": [
-                [encode(k, handle=handle, depth=depth + 1), encode(v, handle=handle, depth=depth + 1)]
-                for k, v in value.items()
-            ]
-        }
+    return exact(value, handle, depth + 1)
+
+
+def _encode_float(value: float, handle, depth: int):
+    return value if math.isfinite(value) else {"f": repr(value)}
+
+
+def _encode_list(value: list, handle, depth: int):
+    return [encode(v, handle=handle, depth=depth) for v in value]
+
+
+def _encode_tuple(value: tuple, handle, depth: int):
+    return {"t": [encode(v, handle=handle, depth=depth) for v in value]}
+
+
+def _encode_bytes(value: bytes, handle, depth: int):
+    return {"b": base64.b64encode(value).decode("ascii")}
+
+
+def _encode_dict(value: dict, handle, depth: int):
+    return {
+        "d": [
+            [encode(k, handle=handle, depth=depth), encode(v, handle=handle, depth=depth)]
+            for k, v in value.items()
+        ]
+    }
+
+
+# How each exact builtin type travels (given the depth of its items); None, bool and int as they are.
+_ENCODERS = {
+    str: lambda value, handle, depth: value,
+    float: _encode_float,
+    list: _encode_list,
+    tuple: _encode_tuple,
+    bytes: _encode_bytes,
+    dict: _encode_dict,
+}
+
+
+def _encode_other(value, handle, depth):
+    """A value of no exact builtin type: the caller's tag for it (`handle`), else as a subclass."""
     if handle is not None:
         tag = handle(value)
         if tag is not None:
@@ -182,9 +205,7 @@ def decode(raw, *, handle=None, depth: int = 0):
     if depth > MAX_DEPTH:
         raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
     kind = type(raw)
-    if raw is None or kind is bool or kind is str or kind is int:
-        return raw
-    if kind is float:
+    if kind in _SCALARS:
         return raw
     if kind is list:
         if set(map(type, raw)) <= _SCALARS:  # a list of ids: checked at C speed, the same values
@@ -193,41 +214,90 @@ def decode(raw, *, handle=None, depth: int = 0):
     if kind is not _Pairs or len(raw) != 1:
         raise WireError("a JSON object on the wire must be a single-key tag")
     ((tag, body),) = raw
-    if tag == "t" and type(body) is list:
-        return tuple(decode(v, handle=handle, depth=depth + 1) for v in body)
-    if tag == "b" and type(body) is str:
+    reader = _TAGS.get(tag, _malformed)
+    value = reader(body, handle, depth + 1)
+    if value is _MALFORMED:
+        raise WireError(f"unknown or malformed tag {tag!r}")
+    return value
+
+
+# A tag's reader returns this when the tag's body is not what the tag carries.
+_MALFORMED = object()
+
+
+def _malformed(body, handle, depth: int):
+    return _MALFORMED
+
+
+def _decode_tuple(body, handle, depth: int):
+    if type(body) is not list:
+        return _MALFORMED
+    return tuple(decode(v, handle=handle, depth=depth) for v in body)
+
+
+def _decode_bytes(body, handle, depth: int):
+    if type(body) is not str:
+        return _MALFORMED
+    try:
+        return base64.b64decode(body.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError):
+        raise WireError("bad base64 in a bytes value") from None
+
+
+def _decode_dict(body, handle, depth: int):
+    if type(body) is not list:
+        return _MALFORMED
+    out = {}
+    for pair in body:
+        if type(pair) is not list or len(pair) != 2:
+            raise WireError("dict items must be [key, value] pairs")
+        key = decode(pair[0], handle=None, depth=depth)
         try:
-            return base64.b64decode(body.encode("ascii"), validate=True)
-        except (ValueError, UnicodeEncodeError):
-            raise WireError("bad base64 in a bytes value") from None
-    if tag == "d" and type(body) is list:
-        out = {}
-        for pair in body:
-            if type(pair) is not list or len(pair) != 2:
-                raise WireError("dict items must be [key, value] pairs")
-            key = decode(pair[0], handle=None, depth=depth + 1)
-            try:
-                hash(key)
-            except TypeError:
-                raise WireError(f"unhashable dict key of type {type(key).__name__}") from None
-            out[key] = decode(pair[1], handle=handle, depth=depth + 1)
-        return out
-    if tag == "f" and body in ("nan", "inf", "-inf"):
-        return float(body)
-    if tag == "o" and type(body) is list and len(body) == 2 and all(type(x) is str for x in body):
+            hash(key)
+        except TypeError:
+            raise WireError(f"unhashable dict key of type {type(key).__name__}") from None
+        out[key] = decode(pair[1], handle=handle, depth=depth)
+    return out
+
+
+def _decode_float(body, handle, depth: int):
+    return float(body) if body in ("nan", "inf", "-inf") else _MALFORMED
+
+
+def _decode_opaque(body, handle, depth: int):
+    if type(body) is list and len(body) == 2 and all(type(x) is str for x in body):
         return Opaque(body[0][:100], body[1][:300])
+    return _MALFORMED
+
+
+def _decode_handle(body, handle, depth: int):
     if (
-        tag == "h"
-        and handle is not None
+        handle is not None
         and type(body) is list
         and len(body) == 2
         and type(body[0]) is int
         and type(body[1]) is str
     ):
         return handle(body[0], body[1][:100])
-    if tag == "c" and handle is not None and type(body) is str:
+    return _MALFORMED
+
+
+def _decode_callable(body, handle, depth: int):
+    if handle is not None and type(body) is str:
         return handle(None, body[:100])
-    raise WireError(f"unknown or malformed tag {tag!r}")
+    return _MALFORMED
+
+
+# How each tag is read back (given the depth of its items): see the module docstring.
+_TAGS = {
+    "t": _decode_tuple,
+    "b": _decode_bytes,
+    "d": _decode_dict,
+    "f": _decode_float,
+    "o": _decode_opaque,
+    "h": _decode_handle,
+    "c": _decode_callable,
+}
 
 
 def envelope(raw) -> dict:

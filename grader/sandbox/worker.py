@@ -1,7 +1,7 @@
 """The sandboxed worker: the only process that ever imports the submission.
 
-Started by grader/sandbox/remote.py as `python -S -s -P -B -c <boot>` with a scrubbed environment; stdlib
-only, because this file and wire.py are copied into the sandbox and run there. Before the student's
+Started by grader/sandbox/process.py (its command: box.Sandbox.command) as
+`python -S -s -P -B -c <boot>` with a scrubbed environment; stdlib only, because this file and wire.py are copied into the sandbox and run there. Before the student's
 code exists it (1) hides the kit behind tmpfs mounts when it runs as root in fresh namespaces (the
 system's root, or an ordinary user's in a user namespace), (2) sets rlimits, (3) drops to an
 unprivileged uid (in a user namespace: uid 65534 of a second one, without capabilities). Then it serves requests, one JSON line each, on
@@ -27,7 +27,7 @@ CENSUS_CAP = 200  # public names a stub census lists at most (worker.stub_census
 
 # ------------------------------------------------------------------------------------ isolation
 def apply_mounts(steps: list[list[str]]) -> None:
-    """Run the mount plan computed by the trusted side (see remote.mount_plan)."""
+    """Run the mount plan computed by the trusted side (see box.Sandbox.mount_plan)."""
     for op, *args in steps:
         if op == "mkdir":
             os.makedirs(args[0], exist_ok=True)

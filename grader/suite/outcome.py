@@ -67,7 +67,7 @@ def _classify(exc, excinfo) -> tuple[str, str]:
 
 
 def _remote_text(exc) -> str | None:
-    from ..sandbox.remote import RemoteError
+    from ..sandbox.remote_errors import RemoteError
 
     if isinstance(exc, RemoteError):
         return exc.feedback()
@@ -138,7 +138,7 @@ def cause_of(exc) -> dict | None:
     cause = getattr(exc, "cause", None)
     if isinstance(cause, dict):
         return cause
-    from ..sandbox.remote import RemoteError
+    from ..sandbox.remote_errors import RemoteError
 
     where = getattr(exc, "where", None)
     if not isinstance(exc, RemoteError) or not where:

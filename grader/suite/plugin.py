@@ -2,7 +2,7 @@
 
 Two modes, one fixture shape (see grader/sandbox/kit.py and the `bpe.kit` namespace):
 - sandboxed (the default, the only mode that grades): `bpe` is a proxy to a worker process that
-  alone imports the submission (grader/sandbox/remote.py). Every test gets a fresh worker, so nothing one
+  alone imports the submission (grader/sandbox/proxy.py). Every test gets a fresh worker, so nothing one
   test does can leak into the next; remote objects therefore live for one test only;
 - `--inprocess`: `bpe` is the real module plus an in-process `bpe.kit` shim, for debugging.
 
@@ -13,7 +13,6 @@ runner, which maps them through the rubric.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,8 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from .. import contracts, i18n, measured
 from ..calibration import MAX_CHILDREN
-from ..sandbox.box import LEVELS
+from ..sandbox.isolation import LEVELS
+from ..sandbox.per_test import TestLimits
 from . import outcome
 
 _SESSION = pytest.StashKey[object]()
@@ -119,7 +119,8 @@ def bpe(request):
     else:
         from ..errors import GradingAbort, SubmissionError
         from ..sandbox.box import Options
-        from ..sandbox.remote import RemoteBpe, Session
+        from ..sandbox.proxy import RemoteBpe
+        from ..sandbox.session import Session
 
         options = Options.for_level(
             config.getoption("--worker-isolation"),
@@ -166,10 +167,7 @@ def _test_timeout(item) -> float | None:
 
 
 TIMEOUT_GRACE = 5.0
-_BUDGET = pytest.StashKey[float]()
-_CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the test's own limit (calibration.PerTestLimits)
-_CALL_CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the limit of each of its calls
-_ALLOWANCES = pytest.StashKey[tuple]()  # (CPU seconds per call, per process a call runs)
+_TEST_LIMITS = pytest.StashKey[TestLimits]()  # handed to the sandbox as the test starts
 _TIMES = pytest.StashKey[dict]()
 _LIMITS = pytest.StashKey[object]()  # calibration.PerTestLimits, when the tests have CPU limits
 
@@ -193,22 +191,33 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         budget = _test_timeout(item)
         if budget:
-            item.stash[_BUDGET] = budget
             item.add_marker(pytest.mark.timeout(budget + TIMEOUT_GRACE), append=False)
-        cpu = limits.seconds(times_key(item)) if limits is not None else None
-        if cpu is not None:
-            item.stash[_CPU] = (cpu, limits.basis(times_key(item)))
-        call_cpu = limits.call_seconds(times_key(item)) if limits is not None else None
-        if call_cpu is not None:
-            item.stash[_CALL_CPU] = (call_cpu, limits.call_basis(times_key(item)))
-        if limits is not None:
-            item.stash[_ALLOWANCES] = limits.allowances()
+        item.stash[_TEST_LIMITS] = limits_of_test(times_key(item), budget, limits)
+
+
+def limits_of_test(key: str, budget: float | None, limits) -> TestLimits:
+    """The limits of test `key` (`times_key`), the one place they are made: its wall-clock
+    `budget`, and its CPU limits from `limits` (calibration.PerTestLimits; None: no CPU limits)."""
+    if limits is None:
+        return TestLimits(wall_s=budget or None, max_children=MAX_CHILDREN)
+    cpu, call_cpu = limits.seconds(key), limits.call_seconds(key)
+    per_call, per_child = limits.allowances()
+    return TestLimits(
+        wall_s=budget or None,
+        cpu_s=cpu,
+        cpu_basis=limits.basis(key) if cpu is not None else "",
+        call_cpu_s=call_cpu,
+        call_cpu_basis=limits.call_basis(key) if call_cpu is not None else "",
+        per_call_s=per_call,
+        per_child_s=per_child,
+        max_children=MAX_CHILDREN,
+    )
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item):
     """Before the test's clocks start (pytest-timeout's among them: this wrapper runs outside it),
-    its worker imports the submission under the import's own limit (remote.Session.prepare)."""
+    its worker imports the submission under the import's own limit (session.Session.prepare)."""
     session = _session(item)
     if session is not None:
         session.prepare()
@@ -218,23 +227,15 @@ def pytest_runtest_protocol(item):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     session = _session(item)
-    budget = item.stash.get(_BUDGET, None)
     if session is not None:
-        session.test_deadline = time.monotonic() + budget if budget else None
-        session.call_timeout = budget or session.call_timeout
-        session.test_cpu_limit, session.test_cpu_basis = item.stash.get(_CPU, (None, ""))
-        session.call_cpu_limit, session.call_cpu_basis = item.stash.get(_CALL_CPU, (None, ""))
-        session.test_cpu_per_call, session.test_cpu_per_child = item.stash.get(_ALLOWANCES, (0.0, 0.0))
-        session.test_cpu_used, session.test_calls, session.test_slowest_call = 0.0, 0, 0.0
-        session.test_children, session.test_pool_calls, session.test_max_children = 0, 0, MAX_CHILDREN
+        session.begin_test(item.stash[_TEST_LIMITS])
     yield
     if session is not None:
-        session.test_deadline = None
-        session.test_cpu_limit = session.call_cpu_limit = None
+        used = session.end_test()
         times = item.config.stash.setdefault(_TIMES, {"tests": {}, "calls": {}, "counts": {}})
-        times["tests"][times_key(item)] = session.test_cpu_used
-        times["calls"][times_key(item)] = session.test_slowest_call
-        times["counts"][times_key(item)] = [session.test_calls, session.test_children]  # for `make bench`
+        times["tests"][times_key(item)] = used.cpu_s
+        times["calls"][times_key(item)] = used.slowest_call_s
+        times["counts"][times_key(item)] = [used.calls, used.children]  # for `make bench`
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -55,7 +55,7 @@ DIAGNOSED_SAMPLE_CHARS = 20_000  # the start of the text: enough stories to meet
 
 @pytest.mark.timeout(300)
 def test_training_speed(bpe, scratch, record_property):
-    # No warm-up call: the import is no call's time (remote.Session.prepare), and a warm-up with
+    # No warm-up call: the import is no call's time (session.Session.prepare), and a warm-up with
     # other arguments (special_tokens=[]) could fail this gate for a reason that is not speed. A
     # train_bpe still a stub (an untouched starter) is known without a call: it raises before the
     # corpus is written and the reference timed.

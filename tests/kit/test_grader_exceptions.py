@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.sandbox.remote import RemoteError, rebuild_exception
+from grader.sandbox.remote_errors import RemoteError, rebuild_exception
 
 
 def info(type_name, mro, message="boom", traceback='  File "bpe/x.py", line 3, in f\n    raise X'):

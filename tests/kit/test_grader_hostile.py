@@ -252,7 +252,7 @@ def test_killing_the_grader_leaves_no_worker_behind(tmp_path):
     script.write_text(f"""
 import os, signal, sys, time
 from pathlib import Path
-from grader.sandbox.remote import connect
+from grader.sandbox.proxy import connect
 with connect(Path({str(sub)!r})) as bpe:
     uid = bpe._session.sandbox.uid  # the sandbox's own (box.SANDBOX_IDS); None for an ordinary user
     bpe.daemon()

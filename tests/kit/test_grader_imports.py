@@ -21,7 +21,7 @@ from grader import report
 from grader.errors import ModuleDoesNotImport
 from grader.rubric import Entry
 from grader.sandbox.importing import CONTRACT
-from grader.sandbox.remote import rebuild_exception
+from grader.sandbox.remote_errors import rebuild_exception
 from grader.scoring import NOT_GRADED, Scored
 
 KIT = Path(__file__).resolve().parents[2]

@@ -9,8 +9,8 @@ import pytest
 from grader_toys import write_submission
 
 from grader.errors import CallStalled
-from grader.sandbox import remote
-from grader.sandbox.box import Limits, namespaces_available
+from grader.sandbox.box import Limits
+from grader.sandbox.isolation import namespaces_available
 from grader.sandbox.limit_words import (
     DISK,
     FILE_SIZE,
@@ -20,6 +20,7 @@ from grader.sandbox.limit_words import (
     limit_hit,
     limit_in_output,
 )
+from grader.sandbox.proxy import connect
 
 THREADS = """
 import multiprocessing, threading
@@ -83,7 +84,7 @@ def test_a_refusal_is_found_in_a_child_s_traceback():
 @confined
 def test_threads_past_the_budget_name_the_limit_as_one_fault(tmp_path):
     sub = write_submission(tmp_path / "sub", THREADS)
-    with remote.connect(sub, limits=Limits(nproc=40)) as bpe:
+    with connect(sub, limits=Limits(nproc=40)) as bpe:
         assert bpe.threads(10) == 10  # within the budget
         with pytest.raises(RuntimeError) as info:
             bpe.threads(100)
@@ -102,7 +103,7 @@ def test_threads_past_the_budget_name_the_limit_as_one_fault(tmp_path):
 @pytest.mark.slow
 def test_a_child_refused_while_its_parent_waits_is_a_limit_not_a_stall(tmp_path):
     sub = write_submission(tmp_path / "sub", THREADS)
-    with remote.connect(sub, limits=Limits(nproc=40)) as bpe:
+    with connect(sub, limits=Limits(nproc=40)) as bpe:
         with pytest.raises(CallStalled) as info:
             bpe.child_threads(100)
         text = str(info.value)

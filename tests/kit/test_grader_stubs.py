@@ -1,4 +1,4 @@
-"""The stub census (worker.stub_census, remote.Census): once a worker has imported the submission,
+"""The stub census (worker.stub_census, remote_errors.Census): once a worker has imported the submission,
 a call to a function that only raises NotImplementedError is answered without a worker, exactly as
 the worker would have answered it; anything else still goes to a worker."""
 
@@ -10,7 +10,8 @@ import pytest
 from grader_toys import write_submission
 
 from grader.paths import KIT_ROOT
-from grader.sandbox import remote
+from grader.sandbox.proxy import connect
+from grader.sandbox.remote_errors import RemoteError
 
 SOURCE = '''
 import functools
@@ -63,7 +64,7 @@ REBOUND = SOURCE + "\nclass NotImplementedError(Exception):\n    pass\n"
 
 @pytest.fixture
 def bpe(tmp_path):
-    with remote.connect(write_submission(tmp_path / "sub", SOURCE)) as proxy:
+    with connect(write_submission(tmp_path / "sub", SOURCE)) as proxy:
         assert proxy.done(1) == 2  # the first worker imports the submission and says what it holds
         proxy._session.recycle()
         yield proxy
@@ -85,7 +86,7 @@ def test_the_census_names_the_stubs_and_nothing_else(bpe):
 
 def test_a_stubs_call_raises_the_workers_error_without_a_worker(bpe):
     exc = _answered_here(bpe, lambda: bpe.stub(1))
-    assert str(exc) == "stub is yours to write" and isinstance(exc, remote.RemoteError)
+    assert str(exc) == "stub is yours to write" and isinstance(exc, RemoteError)
     assert str(_answered_here(bpe, lambda: bpe.Tok({}))) == "Tok.__init__ is yours to write"
     assert str(_answered_here(bpe, lambda: bpe.Tok.load(path="x"))) == "Tok.load is yours to write"
     assert str(_answered_here(bpe, lambda: bpe.Made.helper(3))) == "Made.helper is yours to write"
@@ -120,7 +121,7 @@ def test_what_is_not_a_plain_stub_runs_in_a_worker(bpe, call):
 
 
 def test_a_module_that_rebinds_NotImplementedError_has_no_stubs(tmp_path):
-    with remote.connect(write_submission(tmp_path / "sub", REBOUND)) as proxy:
+    with connect(write_submission(tmp_path / "sub", REBOUND)) as proxy:
         assert proxy.done(1) == 2
         assert proxy._session.census.stubs == {}
 
@@ -138,7 +139,7 @@ def test_the_training_gate_of_an_untouched_starter_prepares_nothing(tmp_path, mo
 
     monkeypatch.setattr(gate.calibration, "budgets", refused)
     monkeypatch.setattr(gate.calibration, "write_training_corpus", refused)
-    with remote.connect(KIT_ROOT / "starter") as proxy:
+    with connect(KIT_ROOT / "starter") as proxy:
         proxy.kit._session.prepare()  # as before every test: the import, and its census
         proxy.kit._session.recycle()
         with pytest.raises(NotImplementedError, match=r"train_bpe is yours to write \(Part 2\)"):

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 
 from grader import api, cli
-from grader.sandbox import box
+from grader.sandbox import box, isolation
 from grader.sandbox.isolation import Isolation
 
 
 @pytest.fixture
 def ordinary(monkeypatch):
     """This process as an ordinary user on Linux whose `unshare --user` fails."""
-    monkeypatch.setattr(box.os, "geteuid", lambda: 1000)
-    monkeypatch.setattr(box.sys, "platform", "linux")
-    monkeypatch.setattr(box.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(isolation.sys, "platform", "linux")
+    monkeypatch.setattr(isolation.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(
-        box, "unshare_argv", lambda: ["sh", "-c", "echo 'unshare: Operation not permitted' >&2; exit 1"]
+        isolation, "unshare_argv", lambda: ["sh", "-c", "echo 'unshare: Operation not permitted' >&2; exit 1"]
     )
 
 
@@ -38,31 +38,31 @@ def test_a_kernel_setting_that_refuses_user_namespaces_is_named_with_its_fix(
     ordinary, monkeypatch, tmp_path, switch, fix
 ):
     switches = []
-    for path, refusing, how in box.USERNS_SWITCHES:
+    for path, refusing, how in isolation.USERNS_SWITCHES:
         name = Path(path).name
         (tmp_path / name).write_text((refusing if name == switch else "1" if refusing == "0" else "0") + "\n")
         switches.append((str(tmp_path / name), refusing, how))
-    monkeypatch.setattr(box, "USERNS_SWITCHES", tuple(switches))
-    why = box.namespaces_refused.__wrapped__()
+    monkeypatch.setattr(isolation, "USERNS_SWITCHES", tuple(switches))
+    why = isolation.namespaces_refused.__wrapped__()
     assert fix in why and str(tmp_path / switch) in why and "\n" not in why
 
 
 def test_otherwise_the_refusal_of_unshare_is_quoted(ordinary, monkeypatch):
-    monkeypatch.setattr(box, "USERNS_SWITCHES", ())
-    assert "Operation not permitted" in box.namespaces_refused.__wrapped__()
+    monkeypatch.setattr(isolation, "USERNS_SWITCHES", ())
+    assert "Operation not permitted" in isolation.namespaces_refused.__wrapped__()
 
 
 def test_elsewhere_than_linux_the_platform_is_named(monkeypatch):
-    monkeypatch.setattr(box.sys, "platform", "darwin")
-    assert "darwin has no Linux namespaces" in box.namespaces_refused.__wrapped__()
+    monkeypatch.setattr(isolation.sys, "platform", "darwin")
+    assert "darwin has no Linux namespaces" in isolation.namespaces_refused.__wrapped__()
 
 
 def test_isolation_levels_name_an_ordinary_users_namespaces_userns(monkeypatch):
-    monkeypatch.setattr(box.os, "geteuid", lambda: 1000)
-    assert box.isolation_level(namespaces=True) == Isolation.USERNS
-    assert box.isolation_level(namespaces=False, unprivileged=False) == Isolation.PROCESS_GROUP
-    monkeypatch.setattr(box.os, "geteuid", lambda: 0)
-    assert box.isolation_level(namespaces=True) == Isolation.NAMESPACES_UID
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 1000)
+    assert isolation.isolation_level(namespaces=True) == Isolation.USERNS
+    assert isolation.isolation_level(namespaces=False, unprivileged=False) == Isolation.PROCESS_GROUP
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
+    assert isolation.isolation_level(namespaces=True) == Isolation.NAMESPACES_UID
 
 
 def _grade_note(monkeypatch, tmp_path, capsys, extra: dict, why: str = "") -> str:
@@ -100,12 +100,12 @@ def test_a_grade_whose_worker_kept_the_users_groups_names_them(monkeypatch, tmp_
 
 
 def test_an_ordinary_users_other_groups_are_named_and_roots_are_none(monkeypatch):
-    monkeypatch.setattr(box.os, "getgroups", lambda: [1000, 6, 0])
-    monkeypatch.setattr(box.os, "getgid", lambda: 1000)
-    monkeypatch.setattr(box.os, "geteuid", lambda: 1000)
-    assert box.kept_groups() == ["root", "disk"]
-    monkeypatch.setattr(box.os, "geteuid", lambda: 0)
-    assert box.kept_groups() == []
+    monkeypatch.setattr(isolation.os, "getgroups", lambda: [1000, 6, 0])
+    monkeypatch.setattr(isolation.os, "getgid", lambda: 1000)
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 1000)
+    assert isolation.kept_groups() == ["root", "disk"]
+    monkeypatch.setattr(isolation.os, "geteuid", lambda: 0)
+    assert isolation.kept_groups() == []
 
 
 def _plan(monkeypatch, tmp_path, euid: int | None = None, **options) -> tuple[box.Sandbox, list[list[str]]]:
@@ -113,7 +113,7 @@ def _plan(monkeypatch, tmp_path, euid: int | None = None, **options) -> tuple[bo
     (tmp_path / "sub" / "bpe").mkdir(parents=True)
     (tmp_path / "sub" / "bpe" / "__init__.py").write_text("")
     if euid is not None:
-        monkeypatch.setattr(box.os, "geteuid", lambda: euid)
+        monkeypatch.setattr(isolation.os, "geteuid", lambda: euid)
     sandbox = box.Sandbox(tmp_path / "sub", box.Options(namespaces=True, **options))
     try:
         return sandbox, sandbox.mount_plan(sandbox.new_scratch())
@@ -172,4 +172,4 @@ def test_a_worker_gets_a_dev_of_its_own_and_no_run(monkeypatch, tmp_path):
     assert _covered(plan, "/run/docker.sock") and _covered(plan, "/dev/sda")
     bound = {s[2] for s in plan if s[0] == "bind" and s[2].startswith("/dev/")}
     assert bound == {f"/dev/{d}" for d in box.DEVICES if os.path.exists(f"/dev/{d}")}
-    assert ["umount", "/root/.dev"] in plan and "--ipc" in box.UNSHARE
+    assert ["umount", "/root/.dev"] in plan and "--ipc" in isolation.UNSHARE

@@ -147,7 +147,18 @@ STUDENT_FACING = [
         KIT_ROOT / "grader" / name
         for name in ("report.py", "errors.py", "scoring.py", "intake.py", "gradescope.py", "packing.py")
     ),
-    *(KIT_ROOT / "grader/sandbox" / name for name in ("remote.py", "process.py", "call_words.py", "box.py")),
+    *(
+        KIT_ROOT / "grader/sandbox" / name
+        for name in (
+            "proxy.py",
+            "session.py",
+            "remote_errors.py",
+            "process.py",
+            "call_words.py",
+            "box.py",
+            "isolation.py",
+        )
+    ),
 ]
 # Exceptions whose words reach the student (feedback, a refused submission, a stopped call).
 SHOWN = {

@@ -13,8 +13,9 @@ import pytest
 from grader_toys import HONEST, write_submission
 
 from grader.errors import ModuleDoesNotImport
-from grader.sandbox import bytecode, remote
+from grader.sandbox import bytecode
 from grader.sandbox.box import Sandbox
+from grader.sandbox.proxy import connect
 
 SOURCE = (
     HONEST
@@ -68,7 +69,7 @@ def _write(path: Path, data: bytes) -> None:
 
 def test_a_worker_reads_the_bytecode_and_its_tracebacks_name_the_students_file(tmp_path):
     root = write_submission(tmp_path / "sub", SOURCE)
-    with remote.connect(root) as bpe:
+    with connect(root) as bpe:
         sandbox = bpe._session.sandbox
         init = sandbox.root / "submission" / "bpe" / "__init__.py"
         # The same module with one answer changed, under the copy's own header: a worker that
@@ -95,7 +96,7 @@ def test_a_file_that_does_not_compile_is_left_for_the_worker_to_report(tmp_path)
     )
     bytecode.compile_submission(root / "bpe")
     assert not any((root / "bpe").rglob("*.pyc"))
-    with remote.connect(root) as broken:
+    with connect(root) as broken:
         with pytest.raises(ModuleDoesNotImport) as info:
             broken.merge([1], (1, 1), 2)
     assert (info.value.file, info.value.line, info.value.error) == ("bpe/__init__.py", 1, "SyntaxError")

@@ -480,7 +480,7 @@ def test_pair_counts_kept_up_to_date_equal_a_recount_after_every_merge(text, pic
 
 
 def test_a_crash_is_keyed_by_its_exception_and_the_line_that_raised_it():
-    from grader.sandbox.remote import rebuild_exception
+    from grader.sandbox.remote_errors import rebuild_exception
     from grader.suite.outcome import cause_of
 
     info = {
