@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import i18n
-from ..calibration import IMPORT_CPU_S, IMPORT_NOTED_S
+from ..budgets import IMPORT_CPU_S, IMPORT_NOTED_S
 from ..errors import (
     BadReply,
     CallStalled,
@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 DEFAULT_CALL_TIMEOUT = 60.0
-# The import's own limit (calibration.IMPORT_CPU_S, scaled to the machine by the plugin) is CPU time
+# The import's own limit (budgets.IMPORT_CPU_S, scaled to the machine by the plugin) is CPU time
 # like every limit here; its wall-clock backstop only stops an import that waits.
 IMPORT_WALL_FACTOR = 3.0
 IMPORT_WALL_SLACK_S = 30.0
@@ -251,7 +251,7 @@ class Census:
 
 
 def _cpu(seconds: float) -> str:
-    """A limit in the same digits as its basis (calibration.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
+    """A limit in the same digits as its basis (budgets.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
     return (_("{seconds:.2g} s") if seconds < 10 else _("{seconds:.0f} s")).format(seconds=seconds)
 
 
@@ -273,7 +273,7 @@ class Session:
         self.test_deadline: float | None = None  # set per test by the plugin: the test's own budget
         self._explicit_timeout = False  # inside `bpe.kit.timeout(...)`
         self.cpu_limit: float | None = None  # CPU seconds a call may use, inside `bpe.kit.timeout(..., cpu=)`
-        # Set per test by the plugin (grader/calibration.PerTestLimits): the CPU seconds all of the
+        # Set per test by the plugin (grader/budgets.PerTestLimits): the CPU seconds all of the
         # test's calls may use together, outside `bpe.kit.timeout`; and what they have used so far.
         self.test_cpu_limit: float | None = None
         self.test_cpu_per_call = 0.0  # ...plus this for each call made in the test (this one too)
@@ -589,7 +589,7 @@ class Session:
         return _("{basis}; {runs}").format(basis=basis, runs=runs)
 
     def test_cpu_allowed(self) -> float:
-        """CPU seconds the test's calls may use so far (see calibration.PerTestLimits)."""
+        """CPU seconds the test's calls may use so far (see budgets.PerTestLimits)."""
         # At least one allowance, even before the first call: the test's first exchange may be an
         # attribute read, and it may pay for what the reference's recorded time leaves out (a first
         # compile); a recorded 0.00 s must not be a limit of 0.

@@ -20,7 +20,7 @@ import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from .. import contracts, i18n, measured
-from ..calibration import MAX_CHILDREN
+from ..budgets import MAX_CHILDREN
 from ..sandbox.box import LEVELS
 from . import outcome
 
@@ -167,11 +167,11 @@ def _test_timeout(item) -> float | None:
 
 TIMEOUT_GRACE = 5.0
 _BUDGET = pytest.StashKey[float]()
-_CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the test's own limit (calibration.PerTestLimits)
+_CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the test's own limit (budgets.PerTestLimits)
 _CALL_CPU = pytest.StashKey[tuple]()  # (CPU seconds, basis): the limit of each of its calls
 _ALLOWANCES = pytest.StashKey[tuple]()  # (CPU seconds per call, per process a call runs)
 _TIMES = pytest.StashKey[dict]()
-_LIMITS = pytest.StashKey[object]()  # calibration.PerTestLimits, when the tests have CPU limits
+_LIMITS = pytest.StashKey[object]()  # budgets.PerTestLimits, when the tests have CPU limits
 
 
 def times_key(item) -> str:
