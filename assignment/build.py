@@ -38,6 +38,7 @@ from grader.paths import (
     KIT_ROOT,
     SANDBOX_DIR,
 )
+from grader.terms import SHOWN_LATER, VISIBILITIES, Visibility
 
 from .handout_words import RUBRIC_NAME, RULE_TEXT, WORDS
 
@@ -61,8 +62,6 @@ PROCESS = SANDBOX_DIR / "process.py"
 # a folder named by their code.
 LANGUAGES = {lang: ASSIGNMENT_DIR / ("" if lang == ENGLISH else lang) for lang in I18N_LANGUAGES}
 PARTS = (1, 2, 3, "efficiency")
-SHOWN_LATER = ("after_due_date", "after_published")
-VISIBILITIES = {"visible", "hidden", *SHOWN_LATER}
 
 
 def translated(path: Path, lang: str) -> Path:
@@ -86,7 +85,7 @@ def load_rubric(path: Path = RUBRIC) -> list[dict]:
                 raise RubricError(f"{where}: {key} must be a non-empty string")
         if test["part"] not in PARTS:
             raise RubricError(f"{where}: part must be one of {list(PARTS)}, not {test['part']!r}")
-        if test.get("visibility", "visible") not in VISIBILITIES:
+        if test.get("visibility", Visibility.VISIBLE) not in VISIBILITIES:
             raise RubricError(f"{where}: unknown visibility {test['visibility']!r}")
         points = test["points"]
         if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
@@ -104,9 +103,9 @@ def _number_key(number: str) -> tuple:
 
 def is_hidden(test: dict) -> bool:
     """Hidden from students: marked so, or living in a tests/graded/test_hidden_*.py file."""
-    return test.get("visibility", "visible") == "hidden" or test.get("id", "").split("/")[-1].startswith(
-        "test_hidden_"
-    )
+    return test.get("visibility", Visibility.VISIBLE) == Visibility.HIDDEN or test.get("id", "").split("/")[
+        -1
+    ].startswith("test_hidden_")
 
 
 def _cell(text: str) -> str:
@@ -123,7 +122,7 @@ def render_table(tests: list[dict], lang: str = "en") -> str:
             continue
         lines.append(f"| **{words[f'part_{part}']}** | | **{_points(sum(t['points'] for t in mine))}** |")
         for test in sorted((t for t in mine if not is_hidden(t)), key=lambda t: _number_key(t["number"])):
-            visibility = test.get("visibility", "visible")
+            visibility = test.get("visibility", Visibility.VISIBLE)
             name = test[name_key]
             if visibility in SHOWN_LATER:
                 name = words["shown_later"].format(name=name, note=words[visibility])

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import i18n
-from .charges import CAP, SAME_CAUSE
+from .charges import CAP
 from .i18n import _
 from .scoring import Scored
+from .terms import Status
 
 
 def output_note(output: str) -> str:
@@ -52,7 +53,7 @@ def same_cause_line(s: Scored, first: Scored) -> str:
         summary = summary[0].lower() + summary[1:]
     said = {"number": first.entry.number, "summary": summary, "cap": CAP}
     if s.cause.get("crash"):  # the same exception at the same line of their code
-        if s.status == SAME_CAUSE:
+        if s.status == Status.SAME_CAUSE:
             return _(
                 "The same error as {number} ({summary}); not charged here: one fault costs at most {cap} points."
             ).format(**said)
@@ -64,7 +65,7 @@ def same_cause_line(s: Scored, first: Scored) -> str:
             "Same cause as {number} ({summary}); not charged here: this test grades only what its name says, "
             "and {number} charges this fault."
         ).format(**said)
-    if s.status == SAME_CAUSE:
+    if s.status == Status.SAME_CAUSE:
         if summary:
             return _(
                 "Same cause as {number} ({summary}); not charged here: one fault costs at most {cap} points."
@@ -109,7 +110,7 @@ def stubs(scored: list[Scored]) -> dict[str, list[Scored]]:
     test whose code printed something keeps its own block, with its output."""
     found: dict[str, list[Scored]] = {}
     for k, s in enumerate(scored):
-        if s.status == "not implemented" and not s.output:
+        if s.status == Status.NOT_IMPLEMENTED and not s.output:
             found.setdefault(s.feedback, []).append(Indexed(k, s))
     return found
 

@@ -16,23 +16,23 @@ from pathlib import Path
 
 from . import i18n, python_needed, textwidth
 from .budgets import IMPORT_NOTED_S
-from .charges import SAME_CAUSE
 from .checks.speed import margin
 from .errors import does_not_import
 from .folding import Indexed, later_tests, output_note, same_cause, same_cause_line, stubs, test_output
 from .i18n import N_, _
-from .scoring import NOT_GRADED, NOT_IN_CONTRACT, Scored
+from .scoring import Scored
+from .terms import Status
 
 # A test's status as the table shows it (the status itself is data: results.json keeps it in English).
 STATUS_WORDS = {
-    "passed": N_("passed"),
-    "failed": N_("failed"),
-    "not implemented": N_("not implemented"),
-    "skipped": N_("skipped"),
-    "not run": N_("not run"),
-    NOT_GRADED: N_("not graded"),
-    NOT_IN_CONTRACT: N_("not part of this contract"),
-    SAME_CAUSE: N_("same cause"),
+    Status.PASSED: N_("passed"),
+    Status.FAILED: N_("failed"),
+    Status.NOT_IMPLEMENTED: N_("not implemented"),
+    Status.SKIPPED: N_("skipped"),
+    Status.NOT_RUN: N_("not run"),
+    Status.NOT_GRADED: N_("not graded"),
+    Status.NOT_IN_CONTRACT: N_("not part of this contract"),
+    Status.SAME_CAUSE: N_("same cause"),
 }
 MIN_WIDTH = 80
 MAX_WIDTH = 120
@@ -62,7 +62,7 @@ def banners(scored: list[Scored]) -> list[str]:
     costs only names it): the file, the line and the error, then which tests it leaves ungraded."""
     seen: dict[str, tuple[dict, int]] = {}
     for s in scored:
-        if s.status == NOT_GRADED and s.not_imported:
+        if s.status == Status.NOT_GRADED and s.not_imported:
             data = s.not_imported
             first, count = seen.get(data["file"], (data, 0))
             seen[data["file"]] = (first, count + 1)
@@ -74,7 +74,7 @@ def banners(scored: list[Scored]) -> list[str]:
         newer = python_needed.hint(data)
         if newer:
             lines.append(newer)
-        others = any(t.status != NOT_GRADED for t in scored)
+        others = any(t.status != Status.NOT_GRADED for t in scored)
         lines.append(
             (
                 _(
@@ -115,7 +115,7 @@ def _extra_data(s: Scored) -> dict:
         extra["cause"] = {"key": s.cause["key"], "where": s.cause.get("where", "")}
     if s.same_as:
         extra["same_cause_as"] = s.same_as
-        extra["charged"] = s.status != SAME_CAUSE
+        extra["charged"] = s.status != Status.SAME_CAUSE
     return {"extra_data": extra} if extra else {}
 
 
@@ -131,7 +131,7 @@ def results_json(
             "number": s.entry.number,
             "score": _points(s.score),
             "max_score": _points(s.entry.points),
-            "status": "passed" if s.status == "passed" else "failed",
+            "status": Status.PASSED if s.status == Status.PASSED else Status.FAILED,
             "visibility": s.entry.visibility,
             "output": test_output(s, earlier.get(k), later.get(s.entry.number, [])),
             **_extra_data(s),
@@ -139,9 +139,9 @@ def results_json(
         for k, s in enumerate(scored)
     ]
     for t, s in zip(tests, scored):
-        if s.status == NOT_IN_CONTRACT:  # neither passed nor failed (Gradescope shows 0/0)
+        if s.status == Status.NOT_IN_CONTRACT:  # neither passed nor failed (Gradescope shows 0/0)
             del t["status"]
-    not_impl = sum(s.status == "not implemented" for s in scored)
+    not_impl = sum(s.status == Status.NOT_IMPLEMENTED for s in scored)
     summary = _("Score: {total} / {maximum}.").format(total=_points(total), maximum=_points(maximum))
     if not_impl:
         summary = i18n.sentences(
@@ -195,7 +195,7 @@ def write_results(results: dict, out_dir: Path) -> Path:
 
 
 def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -> Path:
-    failures = sum(s.status not in ("passed", NOT_IN_CONTRACT) for s in scored)
+    failures = sum(s.status not in (Status.PASSED, Status.NOT_IN_CONTRACT) for s in scored)
     suite = ET.Element(
         "testsuite",
         name="bpe-kit",
@@ -219,9 +219,9 @@ def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -
                 ET.Element("property", name="visibility", value=s.entry.visibility),
             ]
         )
-        if s.status == NOT_IN_CONTRACT:
+        if s.status == Status.NOT_IN_CONTRACT:
             ET.SubElement(case, "skipped", message=s.feedback[:200])
-        elif s.status != "passed":
+        elif s.status != Status.PASSED:
             first = (s.feedback.splitlines() or [s.status])[0][:200]
             message = first if first.startswith(s.status) else f"{s.status}: {first}"
             node = ET.SubElement(case, "failure", message=message, type=s.status)
@@ -334,7 +334,7 @@ def _table(scored: list[Scored], width: int) -> list[str]:
     statuses = [status_words(s.status) for s in scored]
     # As wide as the statuses every grade may show ("not implemented": 15 columns in English), or
     # as the longest here (NOT_IN_CONTRACT, in a CS336 grade).
-    usual = ("passed", "failed", "not implemented", NOT_GRADED)
+    usual = (Status.PASSED, Status.FAILED, Status.NOT_IMPLEMENTED, Status.NOT_GRADED)
     status_w = max([w(t) for t in statuses] + [w(status_words(u)) for u in usual])
     fixed = 6 + 1 + 1 + 9 + 2 + status_w + 1 + 7  # number, points, status, time and the spaces between
     name_w = max(12, width - fixed)
@@ -370,7 +370,7 @@ def _failures(scored: list[Scored], width: int) -> list[str]:
     lines: list[str] = []
     stubs_told, stub_last = set(), False
     for k, s in enumerate(scored):
-        group = unwritten.get(s.feedback) if s.status == "not implemented" and not s.output else None
+        group = unwritten.get(s.feedback) if s.status == Status.NOT_IMPLEMENTED and not s.output else None
         if group is not None:
             if s.feedback not in stubs_told:  # one line each, the stubs' lines together
                 stubs_told.add(s.feedback)
@@ -378,12 +378,12 @@ def _failures(scored: list[Scored], width: int) -> list[str]:
                 lines += _wrap(f"--- {s.feedback.rstrip('.。')}: {_tests(group)}", width)
                 stub_last = True
             continue
-        if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
+        if s.status == Status.NOT_GRADED:  # the banner said why and the table names it: one short line
             lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
             lines += _output_lines(s, width)
         elif k in earlier:  # the first test of this cause said it all: one line for all alike
             lines += _same_cause_lines(s, earlier[k], alike, told, width)
-        elif s.status not in ("passed", NOT_IN_CONTRACT):
+        elif s.status not in (Status.PASSED, Status.NOT_IN_CONTRACT):
             lines += [
                 "",
                 *_wrap(f"--- {s.entry.number} {s.entry.shown_name()}: {status_words(s.status)}", width),

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from . import i18n
 from .errors import RubricError
+from .terms import VISIBILITIES, Visibility
 
-VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 PARTS = (1, 2, 3, "efficiency")
 
 
@@ -98,7 +98,7 @@ def _entry(t: dict, where: str) -> Entry:
             name=t["name"],
             part=t["part"],
             points=t["points"],
-            visibility=t.get("visibility", "visible"),
+            visibility=t.get("visibility", Visibility.VISIBLE),
             name_zh=t.get("name_zh"),
         )
     except (KeyError, TypeError) as e:
