@@ -4,11 +4,11 @@ These tables are never edited by hand, so the handout cannot promise what the gr
 - the points table in assignment/README.md, from grader/rubric.toml (hidden tests, i.e. those
   marked hidden or living in test_hidden_*.py files, are counted, never named: "hidden tests:
   N points" per part);
-- the speed and memory limits in assignment/part4_efficiency.md, from grader/calibration.py and
+- the speed and memory limits in assignment/part4_efficiency.md, from grader/budgets.py and
   the memory gate of tests/graded/test_efficiency.py;
 - the table of this kit's own rules in assignment/README.md, from assignment/kit_rules.toml, with
   the tests that check each rule named from the rubric (only visible tests may be cited);
-- the time limits of every test in assignment/README.md, from grader/calibration.py and
+- the time limits of every test in assignment/README.md, from grader/budgets.py and
   grader/sandbox/process.py.
 Each sits between two markers, in every language of the handout (English in assignment/, Chinese
 in assignment/zh/), generated from the same sources: each rubric test and kit rule carries its
@@ -29,32 +29,39 @@ from pathlib import Path
 from grader.errors import RubricError
 from grader.i18n import ENGLISH
 from grader.i18n import LANGUAGES as I18N_LANGUAGES
+from grader.paths import (
+    ASSIGNMENT_DIR,
+    DEFAULT_RUBRIC,
+    DEFAULT_TESTS_DIR,
+    FIXTURES,
+    GRADER_DIR,
+    KIT_ROOT,
+    SANDBOX_DIR,
+)
+from grader.terms import SHOWN_LATER, VISIBILITIES, Visibility
 
 from .handout_words import RUBRIC_NAME, RULE_TEXT, WORDS
 
-ROOT = Path(__file__).resolve().parents[1]
-RUBRIC = ROOT / "grader" / "rubric.toml"
-HANDOUT = ROOT / "assignment" / "README.md"
+RUBRIC = DEFAULT_RUBRIC
+HANDOUT = ASSIGNMENT_DIR / "README.md"
 BEGIN = "<!-- rubric:begin -->"
 END = "<!-- rubric:end -->"
-EFFICIENCY = ROOT / "assignment" / "part4_efficiency.md"
+EFFICIENCY = ASSIGNMENT_DIR / "part4_efficiency.md"
 BUDGETS_BEGIN = "<!-- budgets:begin -->"
 BUDGETS_END = "<!-- budgets:end -->"
-SPEED_TESTS = ROOT / "tests" / "graded" / "test_efficiency.py"
-KIT_RULES = ROOT / "assignment" / "kit_rules.toml"
+SPEED_TESTS = DEFAULT_TESTS_DIR / "test_efficiency.py"
+KIT_RULES = ASSIGNMENT_DIR / "kit_rules.toml"
 RULES_BEGIN = "<!-- kit-rules:begin -->"
 RULES_END = "<!-- kit-rules:end -->"
 LIMITS_BEGIN = "<!-- time-limits:begin -->"
 LIMITS_END = "<!-- time-limits:end -->"
-PROCESS = ROOT / "grader" / "sandbox" / "process.py"
+PROCESS = SANDBOX_DIR / "process.py"
 
 # The handout's languages and their folders; every file of a translation has the English name.
 # Each language of the grader (grader/i18n.py) has its handout: English at the top, the others in
 # a folder named by their code.
-LANGUAGES = {lang: ROOT / "assignment" / ("" if lang == ENGLISH else lang) for lang in I18N_LANGUAGES}
+LANGUAGES = {lang: ASSIGNMENT_DIR / ("" if lang == ENGLISH else lang) for lang in I18N_LANGUAGES}
 PARTS = (1, 2, 3, "efficiency")
-SHOWN_LATER = ("after_due_date", "after_published")
-VISIBILITIES = {"visible", "hidden", *SHOWN_LATER}
 
 
 def translated(path: Path, lang: str) -> Path:
@@ -78,7 +85,7 @@ def load_rubric(path: Path = RUBRIC) -> list[dict]:
                 raise RubricError(f"{where}: {key} must be a non-empty string")
         if test["part"] not in PARTS:
             raise RubricError(f"{where}: part must be one of {list(PARTS)}, not {test['part']!r}")
-        if test.get("visibility", "visible") not in VISIBILITIES:
+        if test.get("visibility", Visibility.VISIBLE) not in VISIBILITIES:
             raise RubricError(f"{where}: unknown visibility {test['visibility']!r}")
         points = test["points"]
         if isinstance(points, bool) or not isinstance(points, (int, float)) or points < 0:
@@ -96,9 +103,9 @@ def _number_key(number: str) -> tuple:
 
 def is_hidden(test: dict) -> bool:
     """Hidden from students: marked so, or living in a tests/graded/test_hidden_*.py file."""
-    return test.get("visibility", "visible") == "hidden" or test.get("id", "").split("/")[-1].startswith(
-        "test_hidden_"
-    )
+    return test.get("visibility", Visibility.VISIBLE) == Visibility.HIDDEN or test.get("id", "").split("/")[
+        -1
+    ].startswith("test_hidden_")
 
 
 def _cell(text: str) -> str:
@@ -115,7 +122,7 @@ def render_table(tests: list[dict], lang: str = "en") -> str:
             continue
         lines.append(f"| **{words[f'part_{part}']}** | | **{_points(sum(t['points'] for t in mine))}** |")
         for test in sorted((t for t in mine if not is_hidden(t)), key=lambda t: _number_key(t["number"])):
-            visibility = test.get("visibility", "visible")
+            visibility = test.get("visibility", Visibility.VISIBLE)
             name = test[name_key]
             if visibility in SHOWN_LATER:
                 name = words["shown_later"].format(name=name, note=words[visibility])
@@ -129,7 +136,7 @@ def render_table(tests: list[dict], lang: str = "en") -> str:
 
 def render_points(tests: list[dict], lang: str = "en") -> str:
     """The points table, then what one fault costs at most (grader/charges.py), stated once here."""
-    cap = _module_constant(ROOT / "grader" / "charges.py", "CAP")
+    cap = _module_constant(GRADER_DIR / "charges.py", "CAP")
     return render_table(tests, lang) + "\n\n" + WORDS[lang]["cap"].format(cap=_points(cap))
 
 
@@ -199,18 +206,18 @@ def _module_constant(path: Path, name: str):
 
 def render_budgets(lang: str = "en") -> str:
     """The limits table of Part 4, in the words a student needs: workload and ratio."""
-    from grader import calibration
+    from grader import budgets
     from grader.checks import timing_rule
 
     words = WORDS[lang]
-    train_kind, train_bytes, _ = calibration.TRAIN_CORPUS
-    encode_kind, encode_bytes, _ = calibration.ENCODE_TEXT
-    case = ROOT / "data" / "fixtures" / "public" / "train" / calibration.ENCODE_TRAIN_CASE / "case.json"
+    train_kind, train_bytes, _ = budgets.TRAIN_CORPUS
+    encode_kind, encode_bytes, _ = budgets.ENCODE_TEXT
+    case = FIXTURES / "public" / "train" / budgets.ENCODE_TRAIN_CASE / "case.json"
     try:
         encode_vocab = json.loads(case.read_text(encoding="utf-8"))["vocab_size"]
     except (OSError, ValueError, KeyError) as error:
         raise RubricError(f"{case}: {error}") from None
-    stream_kind, stream_bytes, _ = calibration.STREAM_FILE
+    stream_kind, stream_bytes, _ = budgets.STREAM_FILE
     per_byte = _module_constant(SPEED_TESTS, "MEMORY_LIMIT_PER_FILE_BYTE")
     sample = _module_constant(SPEED_TESTS, "SAMPLE_CHARS")
     pace = _module_constant(SPEED_TESTS, "PACE_FACTOR")
@@ -221,17 +228,17 @@ def render_budgets(lang: str = "en") -> str:
             words["train_workload"].format(
                 kb=f"{train_bytes // 1000:,}",
                 kind=words[f"corpus_{train_kind}"],
-                vocab_size=calibration.TRAIN_VOCAB_SIZE,
+                vocab_size=budgets.TRAIN_VOCAB_SIZE,
                 eot=eot,
             ),
-            words["speed_limit"].format(factor=f"{calibration.FACTORS['train']:g}"),
+            words["speed_limit"].format(factor=f"{budgets.FACTORS['train']:g}"),
         ),
         (
             "`BPETokenizer.encode`",
             words["encode_workload"].format(
                 kb=f"{encode_bytes // 1000:,}", kind=words[f"corpus_{encode_kind}"], vocab=encode_vocab
             ),
-            words["speed_limit"].format(factor=f"{calibration.FACTORS['encode']:g}"),
+            words["speed_limit"].format(factor=f"{budgets.FACTORS['encode']:g}"),
         ),
         (
             words["stream_what"],
@@ -245,9 +252,7 @@ def render_budgets(lang: str = "en") -> str:
     lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
     lines.append("")
     lines.append(
-        words["budgets_abort"].format(
-            abort=f"{calibration.ABORT_AT:g}", sample=f"{sample:,}", pace=f"{pace:g}"
-        )
+        words["budgets_abort"].format(abort=f"{budgets.ABORT_AT:g}", sample=f"{sample:,}", pace=f"{pace:g}")
     )
     lines.append("")
     lines.append(
@@ -259,16 +264,14 @@ def render_budgets(lang: str = "en") -> str:
     )
     lines.append("")
     lines.append(
-        words["budgets_not_sandbox"].format(
-            test=f"{calibration.TEST_FACTOR:g}", call=f"{calibration.CALL_FACTOR:g}"
-        )
+        words["budgets_not_sandbox"].format(test=f"{budgets.TEST_FACTOR:g}", call=f"{budgets.CALL_FACTOR:g}")
     )
     return "\n".join(lines)
 
 
 def render_time_limits(lang: str = "en") -> str:
     """What every test may spend, in the words a student needs when a test runs out of time."""
-    from grader import calibration
+    from grader import budgets
     from grader.sandbox import box
 
     limits = box.Limits()
@@ -276,15 +279,15 @@ def render_time_limits(lang: str = "en") -> str:
         nproc=f"{box.NPROC:,}",
         memory_gib=f"{limits.memory_bytes / 1024**3:g}",
         open_files=limits.open_files,
-        factor=f"{calibration.TEST_FACTOR:g}",
-        call=f"{calibration.CALL_FACTOR:g}",
-        per_call=f"{calibration.CALL_ALLOWANCE_S:g}",
-        per_child=f"{calibration.CHILD_ALLOWANCE_S:g}",
-        import_cpu=f"{calibration.IMPORT_CPU_S:g}",
-        import_noted=f"{calibration.IMPORT_NOTED_S:g}",
+        factor=f"{budgets.TEST_FACTOR:g}",
+        call=f"{budgets.CALL_FACTOR:g}",
+        per_call=f"{budgets.CALL_ALLOWANCE_S:g}",
+        per_child=f"{budgets.CHILD_ALLOWANCE_S:g}",
+        import_cpu=f"{budgets.IMPORT_CPU_S:g}",
+        import_noted=f"{budgets.IMPORT_NOTED_S:g}",
         idle=f"{_module_constant(PROCESS, 'IDLE_S'):g}",
-        train=f"{calibration.FACTORS['train']:g}",
-        encode=f"{calibration.FACTORS['encode']:g}",
+        train=f"{budgets.FACTORS['train']:g}",
+        encode=f"{budgets.FACTORS['encode']:g}",
     )
 
 
@@ -340,8 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         for path in stale:
             print(
-                f"error: {path.relative_to(ROOT)} is out of date with grader/rubric.toml, "
-                "grader/calibration.py or assignment/kit_rules.toml; run `python -m assignment.build`",
+                f"error: {path.relative_to(KIT_ROOT)} is out of date with grader/rubric.toml, "
+                "grader/budgets.py or assignment/kit_rules.toml; run `python -m assignment.build`",
                 file=sys.stderr,
             )
         if not stale and not errors:
@@ -350,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in stale:
         path.write_text(files[path][1], encoding="utf-8")
     for path in files:
-        print(f"{path.relative_to(ROOT)}: {'rewritten' if path in stale else 'already current'}")
+        print(f"{path.relative_to(KIT_ROOT)}: {'rewritten' if path in stale else 'already current'}")
     return 1 if errors else 0
 
 

@@ -1,6 +1,6 @@
 """How close correct code comes to the per-test CPU limits, and what an endless loop costs.
 
-The limits (grader/calibration.py: TEST_FACTOR x the reference's time per test, CALL_FACTOR x its
+The limits (grader/budgets.py: TEST_FACTOR x the reference's time per test, CALL_FACTOR x its
 slowest call's per call, plus an allowance per call) must be far above what a correct but slow submission uses, and low enough that a
 submission whose every call loops for ever grades in a few times a reference grade. Both are
 measured here on the catalogue's rows:
@@ -74,13 +74,8 @@ def shares(times: dict, limits) -> dict:
 
 
 def run_limits(*, timeout_s: float) -> dict:
-    from grader.calibration import (
-        CALL_ALLOWANCE_S,
-        CALL_FACTOR,
-        CHILD_ALLOWANCE_S,
-        TEST_FACTOR,
-        per_test_limits,
-    )
+    from grader.budgets import CALL_ALLOWANCE_S, CALL_FACTOR, CHILD_ALLOWANCE_S, TEST_FACTOR
+    from grader.calibration import per_test_limits
 
     limits = per_test_limits()
     if limits is None or not limits.calls:

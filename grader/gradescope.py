@@ -26,6 +26,7 @@ from grader import i18n, intake
 from grader.atomic import write_json_atomic
 from grader.errors import SubmissionError
 from grader.i18n import N_, _
+from grader.terms import Visibility
 
 HOW_TO_SUBMIT = N_(
     "Upload your bpe folder itself (with its __init__.py), or a zip of it: "
@@ -34,13 +35,22 @@ HOW_TO_SUBMIT = N_(
 
 
 # From the least to the most withheld: the total takes the most withheld of its tests' visibilities.
-_RELEASE_ORDER = ("visible", "after_due_date", "after_published", "hidden")
+_RELEASE_ORDER = (
+    Visibility.VISIBLE,
+    Visibility.AFTER_DUE_DATE,
+    Visibility.AFTER_PUBLISHED,
+    Visibility.HIDDEN,
+)
 _WHEN = {
-    "after_due_date": N_("{points} more points are in tests whose results are shown after the due date."),
-    "after_published": N_(
+    Visibility.AFTER_DUE_DATE: N_(
+        "{points} more points are in tests whose results are shown after the due date."
+    ),
+    Visibility.AFTER_PUBLISHED: N_(
         "{points} more points are in tests whose results are shown when grades are published."
     ),
-    "hidden": N_("{points} more points are in tests whose results are shown by the course staff only."),
+    Visibility.HIDDEN: N_(
+        "{points} more points are in tests whose results are shown by the course staff only."
+    ),
 }
 
 
@@ -51,8 +61,12 @@ def _points(x: float) -> float | int:
 def withhold_hidden(results: dict) -> dict:
     """results.json in which nothing visible lets a student infer a result not yet released."""
     tests = results.get("tests", [])
-    withheld = [t for t in tests if t.get("visibility", "visible") != "visible" and t.get("max_score", 0)]
-    visible = [t for t in tests if t.get("visibility", "visible") == "visible"]
+    withheld = [
+        t
+        for t in tests
+        if t.get("visibility", Visibility.VISIBLE) != Visibility.VISIBLE and t.get("max_score", 0)
+    ]
+    visible = [t for t in tests if t.get("visibility", Visibility.VISIBLE) == Visibility.VISIBLE]
     got = sum(float(t.get("score", 0)) for t in visible)
     out = _("Visible tests: {got} / {maximum}.").format(
         got=_points(got), maximum=_points(sum(float(t.get("max_score", 0)) for t in visible))
@@ -81,7 +95,7 @@ def failure(message: str, *, hidden_stdout: bool) -> dict:
         "score": 0.0,
         "tests": [],
         "output": message,
-        "stdout_visibility": "hidden" if hidden_stdout else "visible",
+        "stdout_visibility": Visibility.HIDDEN if hidden_stdout else Visibility.VISIBLE,
     }
 
 

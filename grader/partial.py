@@ -14,12 +14,13 @@ from collections.abc import Callable
 
 from .rubric import Entry, number_key
 from .scoring import Scored, score
+from .terms import Status
 
 
 def earlier_unrun(scored: list[Scored], entries: list[Entry], left_out: set[str]) -> list[Entry]:
     """The rubric's tests before the last one that failed from a proven fault (in rubric order)
     that this grade did not run; [] when no test failed from one."""
-    proven = [s for s in scored if s.status == "failed" and (s.cause or {}).get("one_fault")]
+    proven = [s for s in scored if s.status == Status.FAILED and (s.cause or {}).get("one_fault")]
     if not proven:
         return []
     ran = {s.entry.id for s in scored}

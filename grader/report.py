@@ -11,27 +11,28 @@ from __future__ import annotations
 import json
 import shutil
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import i18n, python_needed, textwidth
-from .calibration import IMPORT_NOTED_S
-from .charges import CAP, SAME_CAUSE
+from .budgets import IMPORT_NOTED_S
 from .checks.speed import margin
 from .errors import does_not_import
+from .folding import Indexed, later_tests, output_note, same_cause, same_cause_line, stubs, test_output
 from .i18n import N_, _
-from .scoring import NOT_GRADED, NOT_IN_CONTRACT, Scored
+from .scoring import Scored
+from .terms import Status
 
 # A test's status as the table shows it (the status itself is data: results.json keeps it in English).
 STATUS_WORDS = {
-    "passed": N_("passed"),
-    "failed": N_("failed"),
-    "not implemented": N_("not implemented"),
-    "skipped": N_("skipped"),
-    "not run": N_("not run"),
-    NOT_GRADED: N_("not graded"),
-    NOT_IN_CONTRACT: N_("not part of this contract"),
-    SAME_CAUSE: N_("same cause"),
+    Status.PASSED: N_("passed"),
+    Status.FAILED: N_("failed"),
+    Status.NOT_IMPLEMENTED: N_("not implemented"),
+    Status.SKIPPED: N_("skipped"),
+    Status.NOT_RUN: N_("not run"),
+    Status.NOT_GRADED: N_("not graded"),
+    Status.NOT_IN_CONTRACT: N_("not part of this contract"),
+    Status.SAME_CAUSE: N_("same cause"),
 }
 MIN_WIDTH = 80
 MAX_WIDTH = 120
@@ -52,95 +53,8 @@ def status_words(status: str) -> str:
     return _(STATUS_WORDS[status]) if status in STATUS_WORDS else status
 
 
-def output_note(output: str) -> str:
-    """What the student's code printed during a test, under a line that says so."""
-    return _("Output of your code during this test:") + "\n" + output
-
-
 def _points(x: float) -> float | int:
     return int(x) if float(x).is_integer() else round(float(x), 4)
-
-
-def same_cause(scored: list[Scored]) -> dict[int, Scored]:
-    """{index of a failed test: the earlier test (in rubric order) that names the same cause}, as
-    grader/charges.py decided it. The first test names the fault in full; each later one says
-    "same cause as N" in one line."""
-    by_number = {s.entry.number: s for s in scored}
-    return {k: by_number.get(s.same_as) or _shown_elsewhere(s) for k, s in enumerate(scored) if s.same_as}
-
-
-def _shown_elsewhere(s: Scored) -> Scored:
-    """The test that names `s`'s cause when this report leaves it out (a partial grade that graded
-    it only to charge the fault as a full grade does: grader/partial.py): its number, `s`'s cause."""
-    return replace(s, entry=replace(s.entry, number=s.same_as), same_as=None)
-
-
-def later_tests(scored: list[Scored]) -> dict[str, list[Scored]]:
-    """{number of a test that names a fault: the later tests with the same cause}."""
-    out: dict[str, list[Scored]] = {}
-    for s in scored:
-        if s.same_as:
-            out.setdefault(s.same_as, []).append(s)
-    return out
-
-
-def _same_cause_line(s: Scored, first: Scored) -> str:
-    """One line for a later test that a proven fault fails (grader/charges.py sets `same_as` on no
-    other): charged there, or not, within the cap."""
-    summary = first.cause.get("summary") or s.cause.get("summary") or ""
-    if summary[1:2].islower():  # inside the sentence: "(your pretokenize ...)", "(BPETokenizer ...)"
-        summary = summary[0].lower() + summary[1:]
-    said = {"number": first.entry.number, "summary": summary, "cap": CAP}
-    if s.cause.get("crash"):  # the same exception at the same line of their code
-        if s.status == SAME_CAUSE:
-            return _(
-                "The same error as {number} ({summary}); not charged here: one fault costs at most {cap} points."
-            ).format(**said)
-        return _(
-            "The same error as {number} ({summary}); charged here, up to {cap} points for this fault in all."
-        ).format(**said)
-    if s.cause.get("gate"):
-        return _(
-            "Same cause as {number} ({summary}); not charged here: this test grades only what its name says, "
-            "and {number} charges this fault."
-        ).format(**said)
-    if s.status == SAME_CAUSE:
-        if summary:
-            return _(
-                "Same cause as {number} ({summary}); not charged here: one fault costs at most {cap} points."
-            ).format(**said)
-        return _("Same cause as {number}; not charged here: one fault costs at most {cap} points.").format(
-            **said
-        )
-    if summary:
-        return _(
-            "Same cause as {number} ({summary}); charged here, up to {cap} points for this fault in all."
-        ).format(**said)
-    return _("Same cause as {number}; charged here, up to {cap} points for this fault in all.").format(**said)
-
-
-def _also_line(s: Scored, later: list[Scored]) -> str:
-    """Under the test that names a fault: which other tests it fails, and what it costs in all."""
-    said = {"numbers": i18n.listing(t.entry.number for t in later), "cap": CAP}
-    if all(t.cause.get("crash") for t in later):
-        return _(
-            "The same error, at the same place, stops {numbers} too; it costs at most {cap} points in all."
-        ).format(**said)
-    return _("The same fault fails {numbers} too; it costs at most {cap} points in all.").format(**said)
-
-
-def test_output(s: Scored, same_as: Scored | None, later: list[Scored]) -> str:
-    if same_as is not None:
-        parts = [_same_cause_line(s, same_as)]
-        if s.output:
-            parts.append(output_note(s.output))
-        return "\n\n".join(parts)
-    parts = [s.feedback] if s.feedback else []
-    if later:
-        parts.append(_also_line(s, later))
-    if s.output:
-        parts.append(output_note(s.output))
-    return "\n\n".join(parts)
 
 
 def banners(scored: list[Scored]) -> list[str]:
@@ -148,7 +62,7 @@ def banners(scored: list[Scored]) -> list[str]:
     costs only names it): the file, the line and the error, then which tests it leaves ungraded."""
     seen: dict[str, tuple[dict, int]] = {}
     for s in scored:
-        if s.status == NOT_GRADED and s.not_imported:
+        if s.status == Status.NOT_GRADED and s.not_imported:
             data = s.not_imported
             first, count = seen.get(data["file"], (data, 0))
             seen[data["file"]] = (first, count + 1)
@@ -160,7 +74,7 @@ def banners(scored: list[Scored]) -> list[str]:
         newer = python_needed.hint(data)
         if newer:
             lines.append(newer)
-        others = any(t.status != NOT_GRADED for t in scored)
+        others = any(t.status != Status.NOT_GRADED for t in scored)
         lines.append(
             (
                 _(
@@ -175,7 +89,7 @@ def banners(scored: list[Scored]) -> list[str]:
 
 
 def import_note(scored: list[Scored]) -> str | None:
-    """One line when importing the submission was slow (over calibration.IMPORT_NOTED_S): it is no
+    """One line when importing the submission was slow (over budgets.IMPORT_NOTED_S): it is no
     test's time, but the student waits for it once per test, and should know that it was not charged."""
     slowest = max((s.imported for s in scored if s.imported), key=lambda x: x.get("cpu_s", 0), default=None)
     if not slowest or slowest.get("cpu_s", 0) <= IMPORT_NOTED_S:
@@ -201,7 +115,7 @@ def _extra_data(s: Scored) -> dict:
         extra["cause"] = {"key": s.cause["key"], "where": s.cause.get("where", "")}
     if s.same_as:
         extra["same_cause_as"] = s.same_as
-        extra["charged"] = s.status != SAME_CAUSE
+        extra["charged"] = s.status != Status.SAME_CAUSE
     return {"extra_data": extra} if extra else {}
 
 
@@ -217,7 +131,7 @@ def results_json(
             "number": s.entry.number,
             "score": _points(s.score),
             "max_score": _points(s.entry.points),
-            "status": "passed" if s.status == "passed" else "failed",
+            "status": Status.PASSED if s.status == Status.PASSED else Status.FAILED,
             "visibility": s.entry.visibility,
             "output": test_output(s, earlier.get(k), later.get(s.entry.number, [])),
             **_extra_data(s),
@@ -225,9 +139,9 @@ def results_json(
         for k, s in enumerate(scored)
     ]
     for t, s in zip(tests, scored):
-        if s.status == NOT_IN_CONTRACT:  # neither passed nor failed (Gradescope shows 0/0)
+        if s.status == Status.NOT_IN_CONTRACT:  # neither passed nor failed (Gradescope shows 0/0)
             del t["status"]
-    not_impl = sum(s.status == "not implemented" for s in scored)
+    not_impl = sum(s.status == Status.NOT_IMPLEMENTED for s in scored)
     summary = _("Score: {total} / {maximum}.").format(total=_points(total), maximum=_points(maximum))
     if not_impl:
         summary = i18n.sentences(
@@ -281,7 +195,7 @@ def write_results(results: dict, out_dir: Path) -> Path:
 
 
 def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -> Path:
-    failures = sum(s.status not in ("passed", NOT_IN_CONTRACT) for s in scored)
+    failures = sum(s.status not in (Status.PASSED, Status.NOT_IN_CONTRACT) for s in scored)
     suite = ET.Element(
         "testsuite",
         name="bpe-kit",
@@ -305,9 +219,9 @@ def write_junit(scored: list[Scored], out_dir: Path, *, execution_time: float) -
                 ET.Element("property", name="visibility", value=s.entry.visibility),
             ]
         )
-        if s.status == NOT_IN_CONTRACT:
+        if s.status == Status.NOT_IN_CONTRACT:
             ET.SubElement(case, "skipped", message=s.feedback[:200])
-        elif s.status != "passed":
+        elif s.status != Status.PASSED:
             first = (s.feedback.splitlines() or [s.status])[0][:200]
             message = first if first.startswith(s.status) else f"{s.status}: {first}"
             node = ET.SubElement(case, "failure", message=message, type=s.status)
@@ -343,32 +257,9 @@ def _numbers(tests: list[Scored]) -> str:
     return i18n.listing(r[0] if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
-def _tests(group: list[_Indexed]) -> str:
+def _tests(group: list[Indexed]) -> str:
     numbers = _numbers(group)
     return (_("test {numbers}") if len(group) == 1 else _("tests {numbers}")).format(numbers=numbers)
-
-
-def stubs(scored: list[Scored]) -> dict[str, list[Scored]]:
-    """Tests that stopped at the same unwritten function, by the feedback they share, in rubric
-    order: the report says each once ("Not implemented yet: train_bpe ...: tests 2.3-2.18"). A
-    test whose code printed something keeps its own block, with its output."""
-    found: dict[str, list[Scored]] = {}
-    for k, s in enumerate(scored):
-        if s.status == "not implemented" and not s.output:
-            found.setdefault(s.feedback, []).append(_Indexed(k, s))
-    return found
-
-
-@dataclass(frozen=True)
-class _Indexed:
-    """A scored test with its place in the grade (for `_numbers`)."""
-
-    index: int
-    scored: Scored
-
-    @property
-    def entry(self):
-        return self.scored.entry
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -420,11 +311,30 @@ def terminal(
     the next lines of its column, feedback is wrapped; tests stopped by the same unwritten function
     share one line (`stubs`)."""
     width = width or terminal_width()
+    lines = []
+    for banner in preamble(scored):
+        lines += [*_wrap(banner, width), ""]
+    lines += _table(scored, width)
+    gates = [s for s in scored if s.figures]
+    if gates:
+        lines += ["", _("Measured (1.00x is the limit; less passes):")]
+        lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
+    lines += _failures(scored, width)
+    lines.append("")
+    for line in total_line(scored, scope):
+        lines += _wrap(line, width)
+    if note:
+        lines += _wrap(note, width)
+    return "\n".join(lines)
+
+
+def _table(scored: list[Scored], width: int) -> list[str]:
+    """One row per test (number, name, points, status, time), under its header."""
     w = textwidth.width
     statuses = [status_words(s.status) for s in scored]
     # As wide as the statuses every grade may show ("not implemented": 15 columns in English), or
     # as the longest here (NOT_IN_CONTRACT, in a CS336 grade).
-    usual = ("passed", "failed", "not implemented", NOT_GRADED)
+    usual = (Status.PASSED, Status.FAILED, Status.NOT_IMPLEMENTED, Status.NOT_GRADED)
     status_w = max([w(t) for t in statuses] + [w(status_words(u)) for u in usual])
     fixed = 6 + 1 + 1 + 9 + 2 + status_w + 1 + 7  # number, points, status, time and the spaces between
     name_w = max(12, width - fixed)
@@ -436,10 +346,7 @@ def terminal(
         f"{'#':<6} {pad(words['test'], name_w)} {right(words['points'], 9)}  "
         f"{pad(words['status'], status_w)} {right(words['time'], 7)}"
     )
-    lines = []
-    for banner in preamble(scored):
-        lines += [*_wrap(banner, width), ""]
-    lines += [header, "-" * w(header)]
+    lines = [header, "-" * w(header)]
     for s, name, status in zip(scored, names, statuses):
         pts = f"{_points(s.score)}/{_points(s.entry.points)}"
         first, *rest = _name_lines(name, name_w)
@@ -447,55 +354,67 @@ def terminal(
             f"{s.entry.number:<6} {pad(first, name_w)} {pts:>9}  {pad(status, status_w)} {s.duration:>6.2f}s"
         )
         lines += [f"{'':<6} {more}" for more in rest]
-    gates = [s for s in scored if s.figures]
-    if gates:
-        lines += ["", _("Measured (1.00x is the limit; less passes):")]
-        lines += [f"  {s.entry.number:<5} {margin(s.figures)}" for s in gates]
+    return lines
+
+
+def _failures(scored: list[Scored], width: int) -> list[str]:
+    """Every test that did not pass, in rubric order, each told once: a fault's later tests in one
+    line for all alike, the tests stopped at the same unwritten function in one line."""
     earlier, later = same_cause(scored), later_tests(scored)
     alike: dict[str, list[str]] = {}  # a same-cause line -> the tests (without output) it stands for
     for k, s in earlier.items():
         if not scored[k].output:
-            alike.setdefault(_same_cause_line(scored[k], s), []).append(scored[k].entry.number)
+            alike.setdefault(same_cause_line(scored[k], s), []).append(scored[k].entry.number)
     told: set[str] = set()
     unwritten = stubs(scored)
+    lines: list[str] = []
     stubs_told, stub_last = set(), False
     for k, s in enumerate(scored):
-        group = unwritten.get(s.feedback) if s.status == "not implemented" and not s.output else None
+        group = unwritten.get(s.feedback) if s.status == Status.NOT_IMPLEMENTED and not s.output else None
         if group is not None:
             if s.feedback not in stubs_told:  # one line each, the stubs' lines together
-                lines += [] if stub_last else [""]
                 stubs_told.add(s.feedback)
+                lines += [] if stub_last else [""]
                 lines += _wrap(f"--- {s.feedback.rstrip('.。')}: {_tests(group)}", width)
                 stub_last = True
             continue
-        if s.status == NOT_GRADED:  # the banner said why and the table names it: one short line
+        if s.status == Status.NOT_GRADED:  # the banner said why and the table names it: one short line
             lines += ["", *_wrap(f"--- {s.entry.number}: {s.feedback}", width)]
-            if s.output:
-                lines += _wrap(output_note(s.output).rstrip(), width)
-            stub_last = False
+            lines += _output_lines(s, width)
         elif k in earlier:  # the first test of this cause said it all: one line for all alike
-            said = _same_cause_line(s, earlier[k])
-            if s.output:
-                lines += ["", *_wrap(f"--- {s.entry.number}: {said[0].lower()}{said[1:]}", width)]
-                lines += _wrap(output_note(s.output).rstrip(), width)
-            elif said not in told:
-                told.add(said)
-                numbers = i18n.listing(alike[said])
-                lines += ["", *_wrap(f"--- {numbers}: {said[0].lower()}{said[1:]}", width)]
-            stub_last = False
-        elif s.status not in ("passed", NOT_IN_CONTRACT):
+            lines += _same_cause_lines(s, earlier[k], alike, told, width)
+        elif s.status not in (Status.PASSED, Status.NOT_IN_CONTRACT):
             lines += [
                 "",
                 *_wrap(f"--- {s.entry.number} {s.entry.shown_name()}: {status_words(s.status)}", width),
             ]
             lines += _wrap(test_output(s, None, later.get(s.entry.number, [])).rstrip(), width)
-            stub_last = False
-    lines.append("")
-    for line in total_line(scored, scope):
-        lines += _wrap(line, width)
-    if note:
-        lines += _wrap(note, width)
-    return "\n".join(lines)
+        else:
+            continue
+        stub_last = False
+    return lines
+
+
+def _same_cause_lines(
+    s: Scored, first: Scored, alike: dict[str, list[str]], told: set[str], width: int
+) -> list[str]:
+    """A later test of a fault: its own line when its code printed something, else one line for
+    all the tests alike (`told` keeps the lines said)."""
+    said = same_cause_line(s, first)
+    if s.output:
+        return [
+            "",
+            *_wrap(f"--- {s.entry.number}: {said[0].lower()}{said[1:]}", width),
+            *_output_lines(s, width),
+        ]
+    if said in told:
+        return []
+    told.add(said)
+    return ["", *_wrap(f"--- {i18n.listing(alike[said])}: {said[0].lower()}{said[1:]}", width)]
+
+
+def _output_lines(s: Scored, width: int) -> list[str]:
+    return _wrap(output_note(s.output).rstrip(), width) if s.output else []
 
 
 def next_step(scored: list[Scored], scope: Scope, contract: str) -> str | None:

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from . import i18n
 from .errors import RubricError
+from .terms import VISIBILITIES, Visibility
 
-VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 PARTS = (1, 2, 3, "efficiency")
 
 
@@ -79,45 +79,56 @@ def load(path: Path) -> list[Entry]:
     entries, ids, numbers = [], set(), set()
     for i, t in enumerate(tables, 1):
         where = f"{path}: [[test]] #{i}"
-        try:
-            entry = Entry(
-                id=t["id"],
-                number=t["number"],
-                name=t["name"],
-                part=t["part"],
-                points=t["points"],
-                visibility=t.get("visibility", "visible"),
-                name_zh=t.get("name_zh"),
-            )
-        except (KeyError, TypeError) as e:
-            raise RubricError(f"{where}: missing key {e}") from None
-        if not (isinstance(entry.id, str) and "::" in entry.id):
-            raise RubricError(f"{where}: id must look like 'test_file.py::test_name'")
-        if not isinstance(entry.number, str) or not isinstance(entry.name, str):
-            raise RubricError(f"{where}: number and name must be strings")
-        if entry.name_zh is not None and not (isinstance(entry.name_zh, str) and entry.name_zh.strip()):
-            raise RubricError(f"{where}: name_zh, when given, must be a non-empty string")
-        if entry.part not in PARTS or isinstance(entry.part, bool):
-            raise RubricError(f'{where}: part must be one of 1, 2, 3, "efficiency"')
-        if isinstance(entry.points, bool) or not isinstance(entry.points, (int, float)) or entry.points < 0:
-            raise RubricError(f"{where}: points must be a non-negative number")
-        if entry.visibility not in VISIBILITIES:
-            raise RubricError(f"{where}: visibility must be one of {', '.join(VISIBILITIES)}")
+        entry = _entry(t, where)
         if entry.id in ids or entry.number in numbers:
             raise RubricError(f"{where}: duplicate id or number ({entry.id}, {entry.number})")
         ids.add(entry.id)
         numbers.add(entry.number)
         entries.append(entry)
-    declared = data.get("total")
-    if declared is not None:
-        if isinstance(declared, bool) or not isinstance(declared, (int, float)):
-            raise RubricError(f"{path}: total must be a number")
-        points = sum(e.points for e in entries)
-        if abs(points - declared) > 1e-9:
-            raise RubricError(
-                f"{path}: the tests' points add up to {points:g}, but the rubric declares total = {declared:g}"
-            )
+    _check_total(path, data.get("total"), entries)
     return entries
+
+
+def _entry(t: dict, where: str) -> Entry:
+    """One [[test]] table as an entry, refused (naming `where`) unless every field is well formed."""
+    try:
+        entry = Entry(
+            id=t["id"],
+            number=t["number"],
+            name=t["name"],
+            part=t["part"],
+            points=t["points"],
+            visibility=t.get("visibility", Visibility.VISIBLE),
+            name_zh=t.get("name_zh"),
+        )
+    except (KeyError, TypeError) as e:
+        raise RubricError(f"{where}: missing key {e}") from None
+    if not (isinstance(entry.id, str) and "::" in entry.id):
+        raise RubricError(f"{where}: id must look like 'test_file.py::test_name'")
+    if not isinstance(entry.number, str) or not isinstance(entry.name, str):
+        raise RubricError(f"{where}: number and name must be strings")
+    if entry.name_zh is not None and not (isinstance(entry.name_zh, str) and entry.name_zh.strip()):
+        raise RubricError(f"{where}: name_zh, when given, must be a non-empty string")
+    if entry.part not in PARTS or isinstance(entry.part, bool):
+        raise RubricError(f'{where}: part must be one of 1, 2, 3, "efficiency"')
+    if isinstance(entry.points, bool) or not isinstance(entry.points, (int, float)) or entry.points < 0:
+        raise RubricError(f"{where}: points must be a non-negative number")
+    if entry.visibility not in VISIBILITIES:
+        raise RubricError(f"{where}: visibility must be one of {', '.join(VISIBILITIES)}")
+    return entry
+
+
+def _check_total(path: Path, declared, entries: list[Entry]) -> None:
+    """A declared total must be what the points add up to (a slip in one entry's points)."""
+    if declared is None:
+        return
+    if isinstance(declared, bool) or not isinstance(declared, (int, float)):
+        raise RubricError(f"{path}: total must be a number")
+    points = sum(e.points for e in entries)
+    if abs(points - declared) > 1e-9:
+        raise RubricError(
+            f"{path}: the tests' points add up to {points:g}, but the rubric declares total = {declared:g}"
+        )
 
 
 def base_tests(path: Path, data: dict) -> dict[str, dict]:

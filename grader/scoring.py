@@ -8,23 +8,21 @@ from .charges import charge
 from .errors import RubricError
 from .i18n import _
 from .rubric import Entry, number_key
-
-NOT_IN_CONTRACT = "not part of this contract"  # a kit test the chosen contract leaves out (0 of 0)
-NOT_GRADED = "not graded"  # a module the test needs does not import (0 points, not a wrong answer)
+from .terms import Cause, Status
 
 
 @dataclass
 class Scored:
     entry: Entry
-    status: str  # passed | failed | not implemented | skipped | not run | NOT_IN_CONTRACT | NOT_GRADED | SAME_CAUSE
+    status: str  # a Status (grader/terms.py); read back from a record, its string
     score: float
     feedback: str
     output: str
     duration: float
     figures: dict = field(default_factory=dict)  # what a gate measured (grader/checks/speed.py)
-    # NOT_GRADED: the module that does not import (errors.ModuleDoesNotImport.data)
+    # Status.NOT_GRADED: the module that does not import (errors.ModuleDoesNotImport.data)
     not_imported: dict | None = None
-    cause: dict = field(default_factory=dict)  # the diagnosed fault of a failure (grader/checks/diagnose.py)
+    cause: Cause = field(default_factory=dict)  # the diagnosed fault of a failure (grader/checks/diagnose.py)
     # The submission's import as its workers measured it: {"cpu_s", "limit_s"} (no test's time)
     imported: dict = field(default_factory=dict)
     same_as: str | None = None  # the number of the earlier test that names the same cause (grader/charges.py)
@@ -50,23 +48,23 @@ def score(
         mine = [r for r in records if entry.covers(r["nodeid"])]
         if not mine:
             if not partial_run:
-                results.append(Scored(entry, "not run", 0, _("This test did not run."), "", 0.0))
+                results.append(Scored(entry, Status.NOT_RUN, 0, _("This test did not run."), "", 0.0))
             continue
-        bad = [r for r in mine if r["status"] != "passed"]
+        bad = [r for r in mine if r["status"] != Status.PASSED]
         duration = sum(r["duration"] for r in mine)
         output = "".join(r["output"] for r in mine)
         figures = next((r["figures"] for r in mine if r.get("figures")), {})
         if not bad:
             notes = "\n".join(r["feedback"] for r in mine if r["feedback"])
-            results.append(Scored(entry, "passed", entry.points, notes, output, duration, figures))
+            results.append(Scored(entry, Status.PASSED, entry.points, notes, output, duration, figures))
             continue
         first = bad[0]
         feedback = first["feedback"]
-        if first["status"] == NOT_GRADED:
+        if first["status"] == Status.NOT_GRADED:
             results.append(
                 Scored(
                     entry,
-                    NOT_GRADED,
+                    Status.NOT_GRADED,
                     0,
                     feedback,
                     output,
@@ -82,9 +80,10 @@ def score(
                 failed=len(bad), cases=len(mine), case=case
             )
             feedback = f"{said}\n{feedback}"
-        status = "not implemented" if all(r["status"] == "not implemented" for r in bad) else first["status"]
-        if status == "skipped":
-            status = "failed"
+        unwritten = all(r["status"] == Status.NOT_IMPLEMENTED for r in bad)
+        status = Status.NOT_IMPLEMENTED if unwritten else first["status"]
+        if status == Status.SKIPPED:
+            status = Status.FAILED
         cause = first.get("cause") or {}
         results.append(Scored(entry, status, 0, feedback, output, duration, figures, cause=cause))
     for s in results:

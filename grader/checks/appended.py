@@ -17,6 +17,7 @@ from collections.abc import Callable
 from grader.checks import golden
 from grader.checks.diagnose import Diagnosed, Finding
 from grader.checks.messages import explain_finding
+from grader.terms import Cause
 
 WHERE = "BPETokenizer.__init__"
 
@@ -69,7 +70,7 @@ def _id_of(vocab: dict, special: str) -> int:
     return min(i for i, t in vocab.items() if t == special.encode("utf-8"))
 
 
-def cause(special: str) -> dict:
+def cause(special: str) -> Cause:
     """The fault as data: the same key in every test, so that it is charged up to the cap (grader/charges.py)."""
     return {**Finding("special_missing", WHERE, special, None, None).cause(), "one_fault": True}
 

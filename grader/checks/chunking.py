@@ -2,7 +2,7 @@
 
 The chunkings are a systematic family, not a random draw: the whole text, every single cut (empty
 chunks at either end included), every pair of cuts when the text is short, and one character per
-chunk. The texts (grader/oracles/fixtures.py, `_CHUNK_TEXTS`) put a cut inside and beside every kind
+chunk. The texts (grader/oracles/cases.py, `_CHUNK_TEXTS`) put a cut inside and beside every kind
 of GPT-2 pre-token, and their tokenizer turns each pre-token into one token, so any other way of
 cutting the text into pre-tokens gives other ids.
 

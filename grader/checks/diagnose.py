@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import regex
 
 from grader.checks.gpt2 import GPT2_PATTERN
+from grader.terms import Cause
 
 PIECE_STAGES = ("split_on_special_tokens", "pretokenize")  # the stages that cut the text
 MAX_PIECES = 40  # a long corpus is diagnosed on its first pieces: enough to meet any systematic fault
@@ -36,7 +37,7 @@ class Finding:
     expected: object
     got: object
 
-    def cause(self) -> dict:
+    def cause(self) -> Cause:
         """The fault as data. A special token missing from train_bpe's vocab is another fault than
         one missing from a tokenizer's: the stage alone would make them one cause."""
         key = self.stage if self.where != "train_bpe" else f"{self.stage} in train_bpe"

@@ -21,6 +21,7 @@ from grader.checks.diagnose import (
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_ids
 from grader.i18n import N_, _
+from grader.terms import Cause
 
 
 @dataclass
@@ -135,7 +136,7 @@ def explain_ids(
     return "\n".join(lines)
 
 
-ENCODE_ORDER = {
+ENCODE_ORDER: Cause = {
     "key": "encode merge order",
     "where": "encode",
     "summary": N_("your encode merges pairs in another order than their rank"),  # translated when raised
@@ -179,7 +180,7 @@ def _spelling(vocab: dict[int, bytes], tokens, raw: bytes) -> list[bytes] | None
     return made
 
 
-SPECIALS_SPELLED_OUT = {
+SPECIALS_SPELLED_OUT: Cause = {
     "key": "encode spells out special tokens",
     "where": "encode",
     "summary": N_("your encode does not keep special tokens whole"),  # translated when raised

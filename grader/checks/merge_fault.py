@@ -18,8 +18,9 @@ from grader.checks.messages import first_difference
 from grader.checks.repeat_probe import repeats_fault
 from grader.checks.tie_probe import counts_confirmed
 from grader.i18n import N_, _
+from grader.terms import Cause
 
-TIE_BREAK = {
+TIE_BREAK: Cause = {
     "key": "tie-break",
     "where": "train_bpe",
     "summary": N_("ties broken another way in train_bpe"),  # translated when charged (`tie_break_cause`)
@@ -29,7 +30,7 @@ TIE_BREAK = {
 
 def merge_fault(
     case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit", train=None
-) -> dict | None:
+) -> Cause | None:
     """The cause (data) of wrong merges when one fault alone explains them: too few or too many
     merges, a cut where no listed special token is, another tie-break, exactly the merges of a
     classic mistake, or wrong merges only on words where a token meets itself (repeat_probe.py, asking
@@ -87,7 +88,7 @@ EOT_SHAPES = {
 }
 
 
-def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> dict | None:
+def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Cause | None:
     """The shape of treating "<|endoftext|>" apart whose merges are exactly `got`, with its words
     as `hint`: that fault alone makes these merges."""
     from grader.oracles.trainer import pretokens
@@ -116,7 +117,7 @@ def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> di
     return None
 
 
-def mistake_fault(diagnostics, got: list) -> dict | None:
+def mistake_fault(diagnostics, got: list) -> Cause | None:
     """The classic mistake (grader/checks/mistakes.py) whose stored merges are exactly `got`, all
     of them: that mistake alone makes these merges."""
     from grader.checks.mistakes import BY_ID
@@ -137,7 +138,7 @@ def _inside_parentheses(name: str) -> str:
     return name
 
 
-def first_merges_fault(text: str, specials, expected: list, got: list, diagnostics) -> dict | None:
+def first_merges_fault(text: str, specials, expected: list, got: list, diagnostics) -> Cause | None:
     """For a check of the first merges only (the training speed gate: `got` cut to as many as
     `expected`): the tie-break or the classic mistake that alone explains them, else None."""
     return tie_break_cause(text, specials, expected, got, diagnostics, stops_early=False) or mistake_fault(
@@ -145,7 +146,7 @@ def first_merges_fault(text: str, specials, expected: list, got: list, diagnosti
     )
 
 
-SPECIALS_NOT_COUNTED = {
+SPECIALS_NOT_COUNTED: Cause = {
     "key": "merge count: special tokens not in vocab_size",
     "where": "train_bpe",
     "summary": N_("train_bpe does not count the special tokens in vocab_size"),  # translated when returned
@@ -153,7 +154,7 @@ SPECIALS_NOT_COUNTED = {
 }
 
 
-def merge_count_fault(expected: list, got: list, n_specials: int = 0, learned_up_to=None) -> dict | None:
+def merge_count_fault(expected: list, got: list, n_specials: int = 0, learned_up_to=None) -> Cause | None:
     """The merges are right but stop too early or go on too long: the count is the only fault.
     One merge too many per special token is one fault, however many special tokens a test has;
     fewer than that when the corpus runs out of pairs first, which `learned_up_to(limit)` (the
@@ -179,7 +180,7 @@ def merge_count_fault(expected: list, got: list, n_specials: int = 0, learned_up
 
 def tie_break_cause(
     text: str, specials, expected: list, got: list, diagnostics, stops_early: bool, train=None
-) -> dict | None:
+) -> Cause | None:
     """The tie-break cause when it alone explains `got` (merges learned on `text`), else None.
     With `train` (the student's trainer), only when it counts the pairs right where the merges
     first differ (tie_probe.py): wrong counts that move only tied pairs look like a tie-break."""

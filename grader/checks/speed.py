@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.calibration import Budget
+from grader.budgets import Budget
 from grader.checks import timing_rule
 from grader.checks.timing_rule import Verdict
 from grader.i18n import N_, _, sentences

@@ -17,7 +17,8 @@ from ..errors import RubricError
 from ..i18n import _
 from ..paths import GRADER_DIR
 from ..rubric import Entry, base_tests
-from ..scoring import NOT_IN_CONTRACT, Scored
+from ..scoring import Scored
+from ..terms import Status, Visibility
 
 NAME = "cs336"
 RUBRIC = GRADER_DIR / "rubric_cs336.toml"
@@ -41,13 +42,19 @@ def not_in_contract(path: Path = RUBRIC) -> list[Scored]:
         try:
             test = kit[t["id"]]
             entry = Entry(
-                t["id"], test["number"], test["name"], test["part"], 0, "visible", test.get("name_zh")
+                t["id"],
+                test["number"],
+                test["name"],
+                test["part"],
+                0,
+                Visibility.VISIBLE,
+                test.get("name_zh"),
             )
             why = str(t.get("why_zh") if i18n.current() == "zh" and t.get("why_zh") else t["why"])
         except (KeyError, TypeError) as e:
             raise RubricError(f"{path}: [[not_in_contract]] #{i}: missing key {e}") from None
         said = _("Not part of the cs336 contract: {why}.").format(why=why)
-        rows.append(Scored(entry, NOT_IN_CONTRACT, 0, said, "", 0.0))
+        rows.append(Scored(entry, Status.NOT_IN_CONTRACT, 0, said, "", 0.0))
     return rows
 
 

@@ -46,12 +46,10 @@ BUDGET_MARGIN = 10.0
 
 def default_budget() -> float:
     """Seconds per student: a wide margin over the calibrated reference time on this machine."""
-    from .. import calibration
+    from ..paths import CALIBRATION_FILE
 
     try:
-        recorded = json.loads(calibration.CALIBRATION_FILE.read_text(encoding="utf-8"))["train"][
-            "yardstick_cpu_s"
-        ]
+        recorded = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))["train"]["yardstick_cpu_s"]
         slower = max(1.0, calibration.yardstick_seconds(repeat=1) / float(recorded))
     except (OSError, ValueError, KeyError, TypeError):
         slower = 1.0  # no calibration (a fresh checkout before `make fixtures`): the margin alone
@@ -111,6 +109,13 @@ def _needs_grading(rec, kit, fp, numbers) -> str | None:
     return None
 
 
+def _check_only(only: list[str] | None, entries: list, submissions: Path) -> None:
+    """`--only` names students of this folder: a typo is refused, not graded as nobody."""
+    unknown = sorted(set(only or ()) - {e.student for e in entries})
+    if unknown:
+        raise RosterError(f"--only: no submission in {submissions} for {', '.join(unknown)}")
+
+
 def grade_all(
     submissions: Path,
     out: Path,
@@ -139,10 +144,7 @@ def grade_all(
     entries_rubric = rubric.load(rubric_path)
     if not tests_dir.is_dir():
         raise RosterError(f"{tests_dir}: graded tests folder not found")
-    if only:
-        unknown = sorted(set(only) - {e.student for e in entries})
-        if unknown:
-            raise RosterError(f"--only: no submission in {submissions} for {', '.join(unknown)}")
+    _check_only(only, entries, submissions)
     mine = in_shard(entries, *shard) if shard else entries
     chosen = [e for e in mine if not only or e.student in only]
     out.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,8 @@ import re
 from pathlib import Path
 
 from assignment.build import LANGUAGES
-from assignment.build import ROOT as BUILD_ROOT
+
+from ..paths import KIT_ROOT
 
 HANDOUT_INCLUDE = [
     "assignment/**",
@@ -30,7 +31,7 @@ HANDOUT_INCLUDE = [
 # The handout's translations (assignment/build.py's folders: assignment/zh/ ...): the English
 # handout carries none of them; one in another language carries its own (grader/release/handout.py).
 TRANSLATIONS = {
-    lang: f"{folder.relative_to(BUILD_ROOT).as_posix()}/**"
+    lang: f"{folder.relative_to(KIT_ROOT).as_posix()}/**"
     for lang, folder in LANGUAGES.items()
     if lang != "en"
 }

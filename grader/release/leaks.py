@@ -15,6 +15,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from ..terms import Visibility
 from .contents import ORACLES, PUBLIC_PARTS, is_private
 
 PRIVATE_CODE = ["solution/bpe/**/*.py", f"{ORACLES}/*.py"]  # the reference's extras/ too
@@ -117,7 +118,7 @@ def hidden_test_names(kit: Path) -> set[str]:
     rubric = kit / "grader/rubric.toml"
     if rubric.exists():
         for t in tomllib.loads(rubric.read_text()).get("test", []):
-            if t.get("visibility", "visible") != "visible":
+            if t.get("visibility", Visibility.VISIBLE) != Visibility.VISIBLE:
                 fn = str(t.get("id", "")).split("::")[-1].split("[")[0]
                 if fn.startswith("test_") and fn not in names(public):
                     found.add(fn)
@@ -151,6 +152,6 @@ def scan(kit: Path, files: dict[str, bytes]) -> list[str]:
             problems.append(f"{rel}: names hidden test {m.group(1)}")
         if rel == "grader/rubric.toml":
             for t in tomllib.loads(text).get("test", []):
-                if t.get("visibility", "visible") != "visible":
+                if t.get("visibility", Visibility.VISIBLE) != Visibility.VISIBLE:
                     problems.append(f"{rel}: entry {t.get('id')} is {t.get('visibility')}")
     return problems

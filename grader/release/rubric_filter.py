@@ -12,6 +12,7 @@ import re
 import tomllib
 
 from ..errors import RubricError
+from ..terms import Visibility
 
 WITHHELD = "withheld_points"
 
@@ -35,11 +36,11 @@ def visible_only(text: str) -> str:
     kept, withheld = [], 0
     for block in blocks:
         entry = tomllib.loads(block)["test"][0]
-        if entry.get("visibility", "visible") == "visible":
+        if entry.get("visibility", Visibility.VISIBLE) == Visibility.VISIBLE:
             kept.append(block)
         else:
             withheld += entry.get("points", 0)
-    want = [t for t in full.get("test", []) if t.get("visibility", "visible") == "visible"]
+    want = [t for t in full.get("test", []) if t.get("visibility", Visibility.VISIBLE) == Visibility.VISIBLE]
     if "total" in full:  # the declared total becomes the visible tests' own
         points = sum(t["points"] for t in want)
         head = re.sub(

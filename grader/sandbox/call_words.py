@@ -223,7 +223,7 @@ def stall_words(kind: str, wall_s: float, cpu_s: float, still: bool = False) -> 
 
 # ------------------------------------------------------------------------------------ a stopped call
 def cpu_seconds(seconds: float) -> str:
-    """A limit in the same digits as its basis (calibration.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
+    """A limit in the same digits as its basis (budgets.PerTestLimits): '0.53 s', '4.2 s', '22 s'."""
     return (_("{seconds:.2g} s") if seconds < 10 else _("{seconds:.0f} s")).format(seconds=seconds)
 
 

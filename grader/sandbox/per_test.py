@@ -2,7 +2,7 @@
 the CPU cap of each call that follows from both.
 
 The plugin (grader/suite/plugin.py) makes one `TestLimits` per test, from the test's timeout and
-calibration.PerTestLimits (which says why the limits are what they are), and hands it to the
+budgets.PerTestLimits (which says why the limits are what they are), and hands it to the
 session (`Session.begin_test`) before the test's calls. CPU time is the worker's and every process
 it started, as /proc counts it; calls inside `bpe.kit.timeout` have limits of their own and count
 for none of this.

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..calibration import IMPORT_CPU_S, IMPORT_NOTED_S
+from ..budgets import IMPORT_CPU_S, IMPORT_NOTED_S
 from ..errors import (
     BadReply,
     CallStalled,
@@ -57,7 +57,7 @@ from .remote_errors import Census, RemoteError, rebuild_exception
 from .rss_sampler import RssSampler
 
 DEFAULT_CALL_TIMEOUT = 60.0
-# The import's own limit (calibration.IMPORT_CPU_S, scaled to the machine by the plugin) is CPU time
+# The import's own limit (budgets.IMPORT_CPU_S, scaled to the machine by the plugin) is CPU time
 # like every limit here; its wall-clock backstop only stops an import that waits.
 IMPORT_WALL_FACTOR = 3.0
 IMPORT_WALL_SLACK_S = 30.0

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..farm import current, records
 from ..farm.batch import missing_tests, read_manifest, stale_tests
+from ..terms import Visibility
 
 GRADED = records.GRADED
 UNREADABLE = records.UNREADABLE
@@ -62,7 +63,7 @@ def _tests(tests: list[dict]) -> list[ResultRow]:
             max_score=float(t.get("max_score", 0.0)),
             status=str(t.get("status") or ""),
             output=str(t.get("output") or ""),
-            visibility=str(t.get("visibility") or "visible"),
+            visibility=str(t.get("visibility") or Visibility.VISIBLE),
         )
         for t in tests
         if isinstance(t, dict)

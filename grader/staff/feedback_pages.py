@@ -20,11 +20,10 @@ from jinja2 import Environment
 from .. import templating
 from ..i18n import _
 from ..paths import STAFF_TEMPLATES as TEMPLATES
+from ..terms import Visibility
 from .final_grades import MISSING, FinalGrade, GradeLine
 from .late_policy import LatePolicy
 from .overrides import TOTAL
-
-VISIBLE, AFTER_DUE, AFTER_PUBLISHED, HIDDEN = "visible", "after_due_date", "after_published", "hidden"
 
 
 @dataclass(frozen=True)
@@ -39,11 +38,11 @@ class Moment:
         return cls(after_due=policy is None or now >= policy.last_due() + policy.grace, published=published)
 
     def shows(self, t: GradeLine) -> bool:
-        if t.visibility == VISIBLE:
+        if t.visibility == Visibility.VISIBLE:
             return True
-        if t.visibility == AFTER_DUE:
+        if t.visibility == Visibility.AFTER_DUE_DATE:
             return self.after_due or self.published
-        if t.visibility == AFTER_PUBLISHED:
+        if t.visibility == Visibility.AFTER_PUBLISHED:
             return self.published
         return False
 

@@ -102,7 +102,6 @@ def compare(
 
     `contract="cs336"`: each submission is a CS336 repository, and `starter` its skeleton."""
     from copydetect import CopyDetector
-    from copydetect.utils import highlight_overlap
 
     for p, what in ((submissions, "submissions"), (starter, "starter"), (earlier, "earlier submissions")):
         if p is not None and not Path(p).is_dir():
@@ -142,46 +141,61 @@ def compare(
         if not det.test_files:
             return [], {}, skipped
         det.run()
-
-        def label(f: str) -> str:
-            p = Path(f)
-            return ("earlier/" if p.parent.name == "earlier" else "") + p.stem
-
-        found, seen = [], set()
-        for i, fa in enumerate(det.test_files):
-            for j, fb in enumerate(det.ref_files):
-                s1, s2 = det.similarity_matrix[i, j]
-                if s1 < 0 or fa == fb or (fb, fa) in seen:
-                    continue
-                seen.add((fa, fb))
-                sim = float(max(s1, s2))
-                if sim > threshold:
-                    pair = Pair(
-                        label(fa),
-                        label(fb),
-                        round(sim, 4),
-                        round(float(s1), 4),
-                        round(float(s2), 4),
-                        int(det.token_overlap_matrix[i, j]),
-                    )
-                    found.append((pair, fa, fb))
-        found.sort(key=lambda x: (-x[0].similarity, x[0].a, x[0].b))
-        views = {}
-        for pair, fa, fb in found[:PAGE_PAIRS]:  # highlighting is slow: only the pairs shown
-            slices = det.slice_matrix.get((fa, fb))
-            if slices is None and (fb, fa) in det.slice_matrix:
-                slices = det.slice_matrix[(fb, fa)][::-1]
-            if slices is not None:
-                views[(pair.a, pair.b)] = (
-                    highlight_overlap(
-                        det.file_data[fa].raw_code, slices[0], "<mark>", "</mark>", escape_html=True
-                    )[0],
-                    highlight_overlap(
-                        det.file_data[fb].raw_code, slices[1], "<mark>", "</mark>", escape_html=True
-                    )[0],
-                )
+        found = _ranked(det, threshold)
+        views = _views(det, found[:PAGE_PAIRS])  # highlighting is slow: only the pairs shown
         pairs = [pair for pair, _, _ in found]
     return pairs, views, sorted(skipped)
+
+
+def _label(f: str) -> str:
+    """A compared file's name in the report: the student's id, "earlier/" before an earlier one's."""
+    p = Path(f)
+    return ("earlier/" if p.parent.name == "earlier" else "") + p.stem
+
+
+def _ranked(det, threshold: float) -> list[tuple[Pair, str, str]]:
+    """Each pair of files over `threshold` once, most similar first, with its two files."""
+    found, seen = [], set()
+    for i, fa in enumerate(det.test_files):
+        for j, fb in enumerate(det.ref_files):
+            s1, s2 = det.similarity_matrix[i, j]
+            if s1 < 0 or fa == fb or (fb, fa) in seen:
+                continue
+            seen.add((fa, fb))
+            sim = float(max(s1, s2))
+            if sim > threshold:
+                pair = Pair(
+                    _label(fa),
+                    _label(fb),
+                    round(sim, 4),
+                    round(float(s1), 4),
+                    round(float(s2), 4),
+                    int(det.token_overlap_matrix[i, j]),
+                )
+                found.append((pair, fa, fb))
+    found.sort(key=lambda x: (-x[0].similarity, x[0].a, x[0].b))
+    return found
+
+
+def _views(det, found: list[tuple[Pair, str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
+    """Each pair's two files side by side, their matching code highlighted (HTML)."""
+    from copydetect.utils import highlight_overlap
+
+    views = {}
+    for pair, fa, fb in found:
+        slices = det.slice_matrix.get((fa, fb))
+        if slices is None and (fb, fa) in det.slice_matrix:
+            slices = det.slice_matrix[(fb, fa)][::-1]
+        if slices is not None:
+            views[(pair.a, pair.b)] = (
+                highlight_overlap(
+                    det.file_data[fa].raw_code, slices[0], "<mark>", "</mark>", escape_html=True
+                )[0],
+                highlight_overlap(
+                    det.file_data[fb].raw_code, slices[1], "<mark>", "</mark>", escape_html=True
+                )[0],
+            )
+    return views
 
 
 def pairs_csv(pairs: list[Pair]) -> str:

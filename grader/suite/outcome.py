@@ -1,8 +1,9 @@
 """How one graded test ended, in a student's words: status, feedback, their program's output.
 
-Statuses: "passed", "failed", "not implemented" (the code raised NotImplementedError: the stub is
-still there), "not graded" (a module the test needs does not import), "skipped". Feedback never includes the graded test's source (hidden tests stay
-hidden): only the assertion message, or the student's exception with their own frames.
+Statuses (grader/terms.py `Status`): passed, failed, not implemented (the code raised
+NotImplementedError: the stub is still there), not graded (a module the test needs does not
+import), skipped. Feedback never includes the graded test's source (hidden tests stay hidden): only
+the assertion message, or the student's exception with their own frames.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pytest
 from ..errors import GradingAbort, ModuleDoesNotImport
 from ..i18n import _
 from ..sandbox.process import OUTPUT_CAP
-from ..scoring import NOT_GRADED
+from ..terms import Cause, Status
 
 FEEDBACK_CAP = 8000
 
@@ -23,12 +24,12 @@ def classify(excinfo) -> tuple[str, str]:
     exc = excinfo.value
     if isinstance(exc, NotImplementedError):
         # A stub still in place: its own message says which function; a traceback would be noise.
-        return "not implemented", _("Not implemented yet: {what}").format(
+        return Status.NOT_IMPLEMENTED, _("Not implemented yet: {what}").format(
             what=str(exc) or _("a function this test calls")
         )
     if isinstance(exc, ModuleDoesNotImport):
         # Said once for the whole grade, in the report's banner; each test only names the cause.
-        return NOT_GRADED, exc.verdict()
+        return Status.NOT_GRADED, exc.verdict()
     status, text = _classify(exc, excinfo)
     example = failing_example(exc)
     if example:
@@ -55,15 +56,15 @@ def failing_example(exc) -> str | None:
 def _classify(exc, excinfo) -> tuple[str, str]:
     remote = _remote_text(exc)
     if remote is not None:
-        return "failed", remote
+        return Status.FAILED, remote
     if isinstance(exc, GradingAbort):
-        return "failed", str(exc)
+        return Status.FAILED, str(exc)
     if isinstance(exc, AssertionError):
-        return "failed", str(exc) or _("a check failed")
+        return Status.FAILED, str(exc) or _("a check failed")
     if isinstance(exc, pytest.fail.Exception):
-        return "failed", str(exc)
+        return Status.FAILED, str(exc)
     # Not exconly(): that adds hypothesis's notes, which name the graded test and its file.
-    return "failed", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return Status.FAILED, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _remote_text(exc) -> str | None:
@@ -80,15 +81,15 @@ def record(item, report, call, output: str) -> dict | None:
     if report.passed and when != "call":
         return None
     if report.skipped:
-        status, feedback = "skipped", str(getattr(call.excinfo, "value", "")) if call.excinfo else ""
+        status, feedback = Status.SKIPPED, str(getattr(call.excinfo, "value", "")) if call.excinfo else ""
     elif report.passed:
-        status, feedback = "passed", ""
+        status, feedback = Status.PASSED, ""
     elif call.excinfo is not None:
         status, feedback = classify(call.excinfo)
         if when == "teardown":
-            status, feedback = "failed", _("after the test: {feedback}").format(feedback=feedback)
+            status, feedback = Status.FAILED, _("after the test: {feedback}").format(feedback=feedback)
     else:
-        status, feedback = "failed", str(report.longrepr)
+        status, feedback = Status.FAILED, str(report.longrepr)
     # Graded tests may add a note for the student (`record_property("feedback", text)`), shown
     # whether the test passes or not (e.g. how a speed measurement compares with its budget).
     # Said once, though a test that grades its input twice (grader/checks/appended.py) records it twice.
@@ -109,12 +110,12 @@ def record(item, report, call, output: str) -> dict | None:
         "nodeid": item.nodeid,
         "status": status,
         "figures": figures,
-        "cause": _cause(item, cause) if isinstance(cause, dict) and status == "failed" else {},
+        "cause": _cause(item, cause) if isinstance(cause, dict) and status == Status.FAILED else {},
         "feedback": _normal(item, feedback),
         "output": _normal(item, output, cap=OUTPUT_CAP + 200),
         "duration": report.duration,
     }
-    if status == NOT_GRADED:  # the report's banner: what the worker said, made safe like feedback
+    if status == Status.NOT_GRADED:  # the report's banner: what the worker said, made safe like feedback
         data = call.excinfo.value.data()
         rec["not_imported"] = {
             k: _normal(item, v, cap=300) if isinstance(v, str) else v for k, v in data.items()
@@ -122,7 +123,7 @@ def record(item, report, call, output: str) -> dict | None:
     return rec
 
 
-def _cause(item, cause: dict) -> dict:
+def _cause(item, cause: Cause) -> Cause:
     """The cause as a report holds it: its summary (which may quote the student) made safe."""
     out = dict(cause)
     if isinstance(out.get("summary"), str):
@@ -130,7 +131,7 @@ def _cause(item, cause: dict) -> dict:
     return out
 
 
-def cause_of(exc) -> dict | None:
+def cause_of(exc) -> Cause | None:
     """The fault a failure is known to come from, as data: a diagnosed one (`Diagnosed.cause`), or
     the student's exception, keyed by its type and the line of their code that raised it. The same
     exception raised at the same line is one fault by construction (`one_fault`): it costs at most
@@ -187,7 +188,7 @@ def merge(records: list[dict]) -> list[dict]:
             continue
         seen["duration"] += rec["duration"]
         seen["figures"] = seen.get("figures") or rec.get("figures") or {}
-        if seen["status"] == "passed" and rec["status"] != "passed":
+        if seen["status"] == Status.PASSED and rec["status"] != Status.PASSED:
             seen.update(status=rec["status"], feedback=rec["feedback"], cause=rec.get("cause") or {})
             if "not_imported" in rec:
                 seen["not_imported"] = rec["not_imported"]

@@ -19,7 +19,7 @@ import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
 
 from .. import contracts, i18n, measured
-from ..calibration import MAX_CHILDREN
+from ..budgets import MAX_CHILDREN
 from ..sandbox.isolation import LEVELS
 from ..sandbox.per_test import TestLimits
 from . import outcome
@@ -169,7 +169,7 @@ def _test_timeout(item) -> float | None:
 TIMEOUT_GRACE = 5.0
 _TEST_LIMITS = pytest.StashKey[TestLimits]()  # handed to the sandbox as the test starts
 _TIMES = pytest.StashKey[dict]()
-_LIMITS = pytest.StashKey[object]()  # calibration.PerTestLimits, when the tests have CPU limits
+_LIMITS = pytest.StashKey[object]()  # budgets.PerTestLimits, when the tests have CPU limits
 
 
 def times_key(item) -> str:
@@ -197,7 +197,7 @@ def pytest_collection_modifyitems(config, items):
 
 def limits_of_test(key: str, budget: float | None, limits) -> TestLimits:
     """The limits of test `key` (`times_key`), the one place they are made: its wall-clock
-    `budget`, and its CPU limits from `limits` (calibration.PerTestLimits; None: no CPU limits)."""
+    `budget`, and its CPU limits from `limits` (budgets.PerTestLimits; None: no CPU limits)."""
     if limits is None:
         return TestLimits(wall_s=budget or None, max_children=MAX_CHILDREN)
     cpu, call_cpu = limits.seconds(key), limits.call_seconds(key)

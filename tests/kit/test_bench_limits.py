@@ -5,7 +5,7 @@ grades themselves take minutes (five slow rows and a jailed endless loop), so th
 from __future__ import annotations
 
 from bench.limits import limits_md, shares
-from grader.calibration import CALL_ALLOWANCE_S, CALL_FACTOR, CHILD_ALLOWANCE_S, TEST_FACTOR, PerTestLimits
+from grader.budgets import CALL_ALLOWANCE_S, CALL_FACTOR, CHILD_ALLOWANCE_S, TEST_FACTOR, PerTestLimits
 
 
 def test_the_share_of_a_limit_is_the_largest_over_tests_and_over_calls():

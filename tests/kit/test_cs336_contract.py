@@ -21,9 +21,10 @@ sys.path[:0] = [str(KIT_ROOT / "tests" / "submissions" / "cs336"), str(KIT_ROOT 
 import cs336_catalogue as build  # noqa: E402
 import jail  # noqa: E402
 
-from grader import rubric, scoring  # noqa: E402
+from grader import rubric  # noqa: E402
 from grader.cs336 import contract  # noqa: E402
 from grader.cs336.contract import relabelled  # noqa: E402
+from grader.terms import Status  # noqa: E402
 
 REPOS = {r.name: r for r in build.load()}
 ENTRIES = rubric.load(contract.RUBRIC)
@@ -44,9 +45,7 @@ def test_rubric_covers_every_graded_test_once():
     assert sum(e.points for e in ENTRIES) == 100
     kit = {e.id: (e.number, e.part) for e in KIT_ENTRIES}
     assert all(kit[e.id] == (e.number, e.part) for e in ENTRIES), "numbers and parts are the kit's"
-    assert all(
-        s.status == scoring.NOT_IN_CONTRACT and s.entry.points == 0 for s in contract.not_in_contract()
-    )
+    assert all(s.status == Status.NOT_IN_CONTRACT and s.entry.points == 0 for s in contract.not_in_contract())
     assert contract.notes(), "the notes on CS336's rules go with every grade"
 
 

@@ -22,7 +22,8 @@ from grader.errors import ModuleDoesNotImport
 from grader.rubric import Entry
 from grader.sandbox.importing import CONTRACT
 from grader.sandbox.remote_errors import rebuild_exception
-from grader.scoring import NOT_GRADED, Scored
+from grader.scoring import Scored
+from grader.terms import Status
 
 KIT = Path(__file__).resolve().parents[2]
 
@@ -180,7 +181,7 @@ def test_the_report_says_it_once_and_marks_each_test(tmp_path):
         "message": "expected ':'",
         "text": "def f()",
     }
-    scored = [_scored("1.1", "passed"), *(_scored(f"3.{i}", NOT_GRADED, tok) for i in range(1, 6))]
+    scored = [_scored("1.1", "passed"), *(_scored(f"3.{i}", Status.NOT_GRADED, tok) for i in range(1, 6))]
     text = report.terminal(scored, width=100)
     assert text.count("does not import:") == 1
     assert "bpe/tokenizer.py does not import: SyntaxError at line 231: expected ':'" in text

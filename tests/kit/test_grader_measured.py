@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import calibration, measured
+from grader import budgets, calibration, measured
 from grader.farm import batch
 from grader.paths import KIT_ROOT
 from grader.request import GradeRequest
@@ -90,7 +90,7 @@ def test_the_speed_budgets_of_one_run_are_the_same_for_every_grading(tmp_path, r
         with calibration.reset():
             seen.append(calibration.budgets(tmp_path)["train"])
     assert runs == [1] and seen[0] == seen[1]
-    assert seen[0].seconds == pytest.approx(calibration.FACTORS["train"] * 0.2)
+    assert seen[0].seconds == pytest.approx(budgets.FACTORS["train"] * 0.2)
     assert "measured on this machine in this run" in seen[0].basis
 
 
@@ -141,7 +141,7 @@ def test_a_run_measures_before_its_gradings_start(tmp_path, monkeypatch, referen
         figures = json.loads((tmp_path / "machine.json").read_text())
         assert "yardstick 2" in figures and any(key.startswith("reference ") for key in figures)
         assert calibration.budgets(tmp_path)["encode"].seconds == pytest.approx(
-            calibration.FACTORS["encode"] * 0.1
+            budgets.FACTORS["encode"] * 0.1
         )
         assert runs == ["yard", 1]  # read from the run's file, not measured again
 

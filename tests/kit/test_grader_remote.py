@@ -297,7 +297,7 @@ def test_a_cpu_cap_lets_a_call_within_it_finish_and_leaves_the_next_calls_alone(
 
 
 def test_a_tests_cpu_limit_is_shared_by_its_calls_and_stops_a_loop(bpe):
-    """The plugin sets each test's limit (calibration.PerTestLimits); calls inside `bpe.kit.timeout`
+    """The plugin sets each test's limit (budgets.PerTestLimits); calls inside `bpe.kit.timeout`
     have their own limits and do not count."""
     s = bpe.kit._session
     s.begin_test(TestLimits(cpu_s=0.4, cpu_basis="a test limit", per_call_s=0.3))
@@ -333,7 +333,7 @@ def test_a_test_whose_reference_took_no_time_still_gets_an_allowance(bpe):
 
 def test_one_call_is_stopped_at_its_own_limit_long_before_the_tests(bpe):
     """A property test makes a hundred small calls: its first call that loops is stopped at the
-    limit of one call (calibration.PerTestLimits.call_seconds), not at the whole test's."""
+    limit of one call (budgets.PerTestLimits.call_seconds), not at the whole test's."""
     s = bpe.kit._session
     s.begin_test(
         TestLimits(

@@ -1,4 +1,4 @@
-"""Per-test CPU limits (grader/calibration.py): derived from the reference's recorded time for each
+"""Per-test CPU limits (grader/budgets.py, measured by grader/calibration.py): derived from the reference's recorded time for each
 graded test, scaled to this machine, shared by the test's calls, with a floor."""
 
 from __future__ import annotations
@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from grader import calibration, rubric
-from grader.calibration import PerTestLimits
-from grader.paths import DEFAULT_RUBRIC
+from grader import budgets, calibration, rubric
+from grader.budgets import PerTestLimits
+from grader.paths import DEFAULT_RUBRIC, TEST_TIMES_FILE
 
 
 def test_a_limit_is_a_wide_multiple_of_the_reference_plus_an_allowance_per_call():
     limits = PerTestLimits({"t.py::slow": 1.0, "t.py::prop": 0.2}, scale=2.0)
-    assert limits.seconds("t.py::slow") == calibration.TEST_FACTOR * 2.0
+    assert limits.seconds("t.py::slow") == budgets.TEST_FACTOR * 2.0
     assert "reference solution's 2.00 s" in limits.basis("t.py::slow") and "per call" in limits.basis(
         "t.py::slow"
     )
@@ -24,7 +24,7 @@ def test_a_limit_is_a_wide_multiple_of_the_reference_plus_an_allowance_per_call(
 
 def test_a_call_has_a_limit_of_its_own_from_the_references_slowest_call_in_that_test():
     limits = PerTestLimits({"t.py::prop": 2.0}, scale=2.0, calls={"t.py::prop": 0.01})
-    assert limits.call_seconds("t.py::prop[case-3]") == calibration.CALL_FACTOR * 0.02
+    assert limits.call_seconds("t.py::prop[case-3]") == budgets.CALL_FACTOR * 0.02
     assert limits.call_seconds("t.py::prop") < limits.seconds("t.py::prop")
     assert "slowest call in this test, 0.02 s" in limits.call_basis("t.py::prop")
     assert (
@@ -56,7 +56,7 @@ def test_a_missing_or_broken_fixture_gives_no_limits(tmp_path):
 
 def test_the_recorded_times_cover_every_graded_test():
     """Regenerate with `bpe-kit fixtures --calibrate` when a graded test is added or renamed."""
-    data = json.loads(calibration.TEST_TIMES_FILE.read_text())
+    data = json.loads(TEST_TIMES_FILE.read_text())
     recorded = {key.split("[", 1)[0] for key in data["tests"]}
     missing = [e.id for e in rubric.load(DEFAULT_RUBRIC) if e.id not in recorded]
     assert not missing, f"no reference time for {missing}: run `bpe-kit fixtures --calibrate`"

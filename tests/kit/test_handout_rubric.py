@@ -73,9 +73,9 @@ def test_committed_limits_table_is_the_generated_one(lang):
 
 
 def test_limits_are_ratios_to_the_reference_never_seconds():
-    from grader import calibration
+    from grader import budgets
 
-    for factor in calibration.FACTORS.values():
+    for factor in budgets.FACTORS.values():
         assert f"{factor:g} x the reference solution's CPU time" in build.render_budgets("en")
         assert f"参考答案 CPU 时间的 {factor:g} 倍" in build.render_budgets("zh")
     for path in ALL_HANDOUTS:
@@ -89,21 +89,21 @@ def test_limits_are_ratios_to_the_reference_never_seconds():
 
 
 def test_every_tests_time_limit_is_stated_from_the_graders_own_constants():
-    from grader import calibration
+    from grader import budgets
     from grader.sandbox import process
 
     text = build.render_time_limits()
-    assert f"{calibration.TEST_FACTOR:g} x the CPU time the reference solution needs" in text
-    assert f"each call {calibration.CALL_FACTOR:g} x the reference's slowest call" in text
-    assert f"plus {calibration.CALL_ALLOWANCE_S:g} s for every call" in text
-    assert f"{calibration.CHILD_ALLOWANCE_S:g} s for every process it runs" in text
+    assert f"{budgets.TEST_FACTOR:g} x the CPU time the reference solution needs" in text
+    assert f"each call {budgets.CALL_FACTOR:g} x the reference's slowest call" in text
+    assert f"plus {budgets.CALL_ALLOWANCE_S:g} s for every call" in text
+    assert f"{budgets.CHILD_ALLOWANCE_S:g} s for every process it runs" in text
     assert f"no CPU time for {process.IDLE_S:g} s" in text
     assert "added once to a call that runs other processes, not once per process" in text
     zh = build.render_time_limits("zh")
-    assert f"所需 CPU 时间的 {calibration.TEST_FACTOR:g} 倍" in zh
-    assert f"最慢一次调用的 {calibration.CALL_FACTOR:g} 倍" in zh
-    assert f"每次调用 {calibration.CALL_ALLOWANCE_S:g} 秒" in zh
-    assert f"每个进程 {calibration.CHILD_ALLOWANCE_S:g} 秒" in zh
+    assert f"所需 CPU 时间的 {budgets.TEST_FACTOR:g} 倍" in zh
+    assert f"最慢一次调用的 {budgets.CALL_FACTOR:g} 倍" in zh
+    assert f"每次调用 {budgets.CALL_ALLOWANCE_S:g} 秒" in zh
+    assert f"每个进程 {budgets.CHILD_ALLOWANCE_S:g} 秒" in zh
     assert f"连续 {process.IDLE_S:g} 秒不用 CPU 时间" in zh
     for lang, limits in (("en", text), ("zh", zh)):
         path = build.translated(build.HANDOUT, lang)

@@ -276,7 +276,7 @@ def test_speed_ratios_are_read_from_the_recorded_figures_never_from_words():
 
 def test_speed_gate_figures_and_words_agree():
     """The gate's words (grader/checks/speed.py) state the ratio its figures hold."""
-    from grader.calibration import Budget
+    from grader.budgets import Budget
     from grader.checks import speed
 
     budget = Budget(2.0, "6 x the reference")

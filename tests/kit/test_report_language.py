@@ -14,7 +14,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from grader import i18n, report, rubric, textwidth
-from grader.calibration import Budget
+from grader.budgets import Budget
 from grader.charges import charge
 from grader.checks import speed
 from grader.checks.merge_fault import TIE_BREAK

@@ -138,7 +138,7 @@ def test_the_real_starter_is_all_stubs_and_the_solution_is_not():
 # --- the terminal report ---------------------------------------------------------------------
 
 from grader import report  # noqa: E402
-from grader.calibration import Budget  # noqa: E402
+from grader.budgets import Budget  # noqa: E402
 from grader.checks import speed  # noqa: E402
 from grader.scoring import Scored  # noqa: E402
 

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grader import budgets as budget_rules
 from grader import calibration
-from grader.calibration import Budget
+from grader.budgets import Budget
 from grader.checks import golden
 from grader.checks.expect import expect_error
 from grader.checks.messages import explain_merges, explain_vocab
@@ -194,10 +195,10 @@ def test_budget_falls_back_to_the_yardstick_without_the_reference(monkeypatch, t
     monkeypatch.setattr(calibration, "reference_dir", lambda: None)
     with calibration.reset():
         budgets = calibration.budgets(tmp_path)
-    assert set(budgets) == set(calibration.FACTORS)
+    assert set(budgets) == set(budget_rules.FACTORS)
     for _gate, budget in budgets.items():
         assert budget.seconds > 0 and "yardstick" in budget.basis
-        assert budget.abort_after == pytest.approx(calibration.ABORT_AT * budget.seconds)
+        assert budget.abort_after == pytest.approx(budget_rules.ABORT_AT * budget.seconds)
 
 
 def test_verdict_reports_the_ratio_to_the_budget():
@@ -253,7 +254,7 @@ def test_a_speed_gate_stops_on_cpu_time_and_says_so():
     assert text.startswith(f"train_bpe on 1 MB was stopped after {budget.abort_after:.2f} s of CPU time")
     assert "Hint: go incremental" in text
     [(name, figures)] = recorded
-    assert name == "figures" and figures["stopped"] and figures["ratio"] == calibration.ABORT_AT
+    assert name == "figures" and figures["stopped"] and figures["ratio"] == budget_rules.ABORT_AT
     assert f"more than {figures['ratio']:g}x its time budget" in text
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import calibration
+from grader import budgets, calibration
 from grader.checks import golden
 from grader.oracles import fixtures
+from grader.paths import CALIBRATION_FILE
 from grader.paths import KIT_ROOT as KIT
 
 COMMITTED = KIT / "data" / "fixtures"
@@ -75,9 +76,9 @@ def test_stored_cases_come_shortest_first_so_the_first_failure_is_the_smallest()
 def test_the_speed_gates_data_matches_the_calibrated_workloads():
     """The gates check their answers against these files: they must describe the very same workloads."""
     case = golden.SpeedTrainCase(golden.root("public"))
-    assert case.corpus == calibration.TRAIN_CORPUS and case.vocab_size == calibration.TRAIN_VOCAB_SIZE
+    assert case.corpus == budgets.TRAIN_CORPUS and case.vocab_size == budgets.TRAIN_VOCAB_SIZE
     assert case.special_tokens == ["<|endoftext|>"] and len(case.merges) == len(case.diagnostics().steps) > 0
-    for gate, spec in (("encode", calibration.ENCODE_TEXT), ("stream", calibration.STREAM_FILE)):
+    for gate, spec in (("encode", budgets.ENCODE_TEXT), ("stream", budgets.STREAM_FILE)):
         text = (golden.root("public") / "speed" / gate / "ids.txt").read_text(encoding="ascii")
         assert f"generate_text{spec!r}" in text.splitlines()[0]
         assert golden.IdDigest(golden.root("public") / "speed" / gate / "ids.txt").count > 0
@@ -113,7 +114,7 @@ def test_corpora_are_small_and_hidden_ones_stay_hidden():
 
 
 def test_calibration_file_holds_positive_ratios():
-    data = json.loads(calibration.CALIBRATION_FILE.read_text(encoding="utf-8"))
-    for gate in calibration.FACTORS:
+    data = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+    for gate in budgets.FACTORS:
         assert data[gate]["reference_over_yardstick"] > 0
-    assert calibration.load_ratios().keys() == calibration.FACTORS.keys()
+    assert calibration.load_ratios().keys() == budgets.FACTORS.keys()

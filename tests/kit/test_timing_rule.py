@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from grader.calibration import Budget
+from grader.budgets import Budget
 from grader.checks import speed, timing_rule
 from grader.checks.timing_rule import Verdict
 
