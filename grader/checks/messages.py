@@ -256,8 +256,15 @@ def _shown(token) -> str:
     return _("nothing (no such id)") if token is None else show(token)
 
 
-def diagnosed(finding: Finding, message: str, exercised: str | None = None) -> Diagnosed:
-    """The failure to raise for a diagnosed stage: its words first, then `message` (what the test saw)."""
+def diagnosed(
+    finding: Finding, message: str, exercised: str | None = None, *, gate: bool = False
+) -> Diagnosed:
+    """The failure to raise for a diagnosed stage: its words first, then `message` (what the test saw).
+    `gate`: a speed gate that proved this stage the one fault of its failure (its code, given the
+    right pieces, passes): it carries the cause as a gate's, charged where a test names it
+    (grader/charges.py)."""
     words = explain_finding(finding, exercised)
     cause = {**finding.cause(), "summary": finding_words(finding)[0]}
+    if gate:
+        cause.update(one_fault=True, gate=True)
     return Diagnosed(words + ("\n" + message if message else ""), cause)
