@@ -97,8 +97,8 @@ def _stopped_early(diagnostics: Diagnostics, expected: list, got: list, no_speci
     if k == 0 and no_specials and step.top > 0:
         lines.append(
             _(
-                "Your trainer found no pair to merge, though {pair} occurs {top} time(s): it cut the text "
-                "into single characters. With special_tokens=[] nothing may cut the text: a pattern joined "
+                "Your trainer found no pair to merge, though {pair} occurs {top} time(s), as if the text "
+                "were cut into single characters. With special_tokens=[] nothing may cut the text: a pattern joined "
                 "from no special token is empty, and an empty pattern matches at every position, so "
                 "splitting on it cuts between every two characters. With no special token, do not split."
             ).format(pair=show_pair(expected[0]), top=step.top)
