@@ -44,12 +44,13 @@ def explain_merges(
     got: list[tuple[bytes, bytes]],
     *,
     at_step: bool = True,
+    no_specials: bool = False,
 ) -> str | None:
     """None when equal; otherwise a friendly multi-line explanation of the first difference.
     The pairs tied at that step are listed unless the classic mistakes that match are not
     tie-breaks (the list would read as the cause). `at_step=False`: the two pairs only, without the
     counts at that step, when a cause proven elsewhere explains them and a list of ties would read
-    as a tie-break."""
+    as a tie-break. `no_specials`: the trainer was given special_tokens=[]."""
     k = first_difference(expected, got)
     if k is None:
         return None
@@ -63,22 +64,7 @@ def explain_merges(
             ).format(k=k)
         ]
     if k >= len(got):
-        lines.append(
-            _("You stopped after {got} merges, but {expected} were expected (next expected: {pair}).").format(
-                got=len(got), expected=len(expected), pair=show_pair(expected[k])
-            )
-        )
-        lines.append(
-            _("Keep merging until the vocabulary reaches vocab_size, or until no pair is left at all.")
-        )
-        if diagnostics.steps[k].top == 1:
-            lines.append(
-                _(
-                    "At that point every pair occurs only once: unlike CharBPE, train_bpe still merges "
-                    "pairs that occur once."
-                )
-            )
-        return "\n".join(lines)
+        return "\n".join(lines + _stopped_early(diagnostics, expected, got, no_specials))
     if k >= len(expected):
         lines.append(
             _(
@@ -91,61 +77,110 @@ def explain_merges(
     lines.append(_("  got:      {pair}").format(pair=show_pair(got[k])))
     if not at_step:
         return "\n".join(lines)
+    wrong = matching_mistakes(diagnostics, got, k)
+    lines += _at_step(diagnostics.steps[k], wrong)
+    lines += _your_pair(diagnostics.steps[k], tuple(got[k]), expected[:k])
+    return "\n".join(lines + _mistakes_named(wrong))
+
+
+def _stopped_early(diagnostics: Diagnostics, expected: list, got: list, no_specials: bool) -> list[str]:
+    """Why a list of merges ends before the expected one does. No merge at all while pairs occur,
+    given special_tokens=[]: the trainer found no pair, so its pieces are single characters, which
+    is what splitting on an empty pattern (one joined from no special token) makes."""
+    k = len(got)
     step = diagnostics.steps[k]
+    lines = [
+        _("You stopped after {got} merges, but {expected} were expected (next expected: {pair}).").format(
+            got=len(got), expected=len(expected), pair=show_pair(expected[k])
+        )
+    ]
+    if k == 0 and no_specials and step.top > 0:
+        lines.append(
+            _(
+                "Your trainer found no pair to merge, though {pair} occurs {top} time(s), as if the text "
+                "were cut into single characters. With special_tokens=[] nothing may cut the text: a pattern joined "
+                "from no special token is empty, and an empty pattern matches at every position, so "
+                "splitting on it cuts between every two characters. With no special token, do not split."
+            ).format(pair=show_pair(expected[0]), top=step.top)
+        )
+        return lines
+    lines.append(_("Keep merging until the vocabulary reaches vocab_size, or until no pair is left at all."))
+    if step.top == 1:
+        lines.append(
+            _(
+                "At that point every pair occurs only once: unlike CharBPE, train_bpe still merges "
+                "pairs that occur once."
+            )
+        )
+    return lines
+
+
+def _at_step(step, wrong: list[Mistake]) -> list[str]:
+    """The most frequent pair at the first different step, or the pairs tied there (beside a
+    mistake that is not a tie-break, a list of ties would mislead: then nothing)."""
     top = step.top
     tied = [pair for pair, n in step.counts.items() if n == top]
-    wrong = matching_mistakes(diagnostics, got, k)
     if step.tied == 1:
-        lines.append(
+        return [
             _(
                 "At that step (after the expected merges before it), the single most frequent pair is "
                 "{pair}, with {top} occurrences."
             ).format(pair=show_pair(tied[0]), top=top)
-        )
-    elif not wrong or TIE_MISTAKES & {m.id for m in wrong}:  # beside another mistake, ties mislead
-        lines.append(
-            _(
-                "At that step (after the expected merges before it), {tied} pairs are tied at {top} "
-                "occurrences; the greatest one wins (bytes compared lexicographically):"
-            ).format(tied=step.tied, top=top)
-        )
-        for pair in tied[:MAX_TIED_SHOWN]:
-            lines.append(f"    {show_pair(pair)}")
-        if step.tied > MAX_TIED_SHOWN:
-            lines.append("    " + _("... and {count} more").format(count=step.tied - MAX_TIED_SHOWN))
-    mine = tuple(got[k])
-    made = {bytes([b]) for b in range(256)} | {a + b for a, b in expected[:k]}
+        ]
+    if wrong and not TIE_MISTAKES & {m.id for m in wrong}:
+        return []
+    lines = [
+        _(
+            "At that step (after the expected merges before it), {tied} pairs are tied at {top} "
+            "occurrences; the greatest one wins (bytes compared lexicographically):"
+        ).format(tied=step.tied, top=top)
+    ]
+    lines += [f"    {show_pair(pair)}" for pair in tied[:MAX_TIED_SHOWN]]
+    if step.tied > MAX_TIED_SHOWN:
+        lines.append("    " + _("... and {count} more").format(count=step.tied - MAX_TIED_SHOWN))
+    return lines
+
+
+def _your_pair(step, mine: tuple, before: list) -> list[str]:
+    """How often the student's pair occurs at that step, when that says something."""
+    made = {bytes([b]) for b in range(256)} | {a + b for a, b in before}
     got_count = step.counts.get(mine)
     if got_count == 0 or (got_count is None and (step.others == 0 or not set(mine) <= made)):
-        lines.append(
+        return [
             _(
                 "Your pair {pair} does not occur at all at this step (inside one pre-token, outside "
                 "special tokens)."
             ).format(pair=show_pair(mine))
-        )
-    elif got_count is None and step.others == top:
-        pass  # more pairs are tied than stored: it may be one of them, like the listed ones
-    elif got_count is None:
-        lines.append(
+        ]
+    if got_count is None and step.others == step.top:
+        return []  # more pairs are tied than stored: it may be one of them, like the listed ones
+    if got_count is None:
+        return [
             _(
                 "Your pair {pair} is not among the most frequent pairs at this step: it occurs "
                 "at most {others} time(s)."
             ).format(pair=show_pair(mine), others=step.others)
-        )
-    elif got_count != top:
-        lines.append(
+        ]
+    if got_count != step.top:
+        return [
             _("Your pair {pair} occurs only {count} time(s) at this step.").format(
                 pair=show_pair(mine), count=got_count
             )
-        )
+        ]
+    return []
+
+
+def _mistakes_named(wrong: list[Mistake]) -> list[str]:
     if len(wrong) == 1:
-        lines.append(_("Likely cause: {mistake}.").format(mistake=_(wrong[0].name)))
-        lines.append("  " + _(wrong[0].explanation))
-    elif wrong:
-        lines.append(_("Your merges are exactly what each of these mistakes gives on this corpus:"))
-        for mistake in wrong:
-            lines.append(f"  - {_(mistake.name)}: {_(mistake.explanation)}")
-    return "\n".join(lines)
+        return [
+            _("Likely cause: {mistake}.").format(mistake=_(wrong[0].name)),
+            "  " + _(wrong[0].explanation),
+        ]
+    if wrong:
+        return [_("Your merges are exactly what each of these mistakes gives on this corpus:")] + [
+            f"  - {_(mistake.name)}: {_(mistake.explanation)}" for mistake in wrong
+        ]
+    return []
 
 
 def explain_vocab(expected: dict[int, bytes], got: dict[int, bytes], n_specials: int = 0) -> str | None:
@@ -256,8 +291,15 @@ def _shown(token) -> str:
     return _("nothing (no such id)") if token is None else show(token)
 
 
-def diagnosed(finding: Finding, message: str, exercised: str | None = None) -> Diagnosed:
-    """The failure to raise for a diagnosed stage: its words first, then `message` (what the test saw)."""
+def diagnosed(
+    finding: Finding, message: str, exercised: str | None = None, *, gate: bool = False
+) -> Diagnosed:
+    """The failure to raise for a diagnosed stage: its words first, then `message` (what the test saw).
+    `gate`: a speed gate that proved this stage the one fault of its failure (its code, given the
+    right pieces, passes): it carries the cause as a gate's, charged where a test names it
+    (grader/charges.py)."""
     words = explain_finding(finding, exercised)
     cause = {**finding.cause(), "summary": finding_words(finding)[0]}
+    if gate:
+        cause.update(one_fault=True, gate=True)
     return Diagnosed(words + ("\n" + message if message else ""), cause)

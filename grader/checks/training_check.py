@@ -83,12 +83,14 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
         check_stages_before_merging(
             bpe, case.corpus_text(), specials, expected_vocab, vocab, call, merges, limit
         )
-    problem = explain_merges(case.diagnostics(), case.merges, merges)
+    problem = explain_merges(case.diagnostics(), case.merges, merges, no_specials=not specials)
     if problem:
         train = _asked_again(bpe, specials, trained_cpu)
         fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"), train)
         if fault is not None and fault["key"] == EOT_APART:  # a cut, not ties: no list of tied pairs
-            problem = explain_merges(case.diagnostics(), case.merges, merges, at_step=False)
+            problem = explain_merges(
+                case.diagnostics(), case.merges, merges, at_step=False, no_specials=not specials
+            )
         message = _("{call} ({about}):").format(call=call, about=_(case.about)) + "\n" + problem
         if fault is None:
             raise AssertionError(message)

@@ -15,12 +15,15 @@ from grader.oracles.wrong_rules import WRONG_RULES
 LISTED = 10  # most frequent pairs stored per step (a message shows at most 8 tied pairs)
 
 
-def mistakes(text: str, vocab_size: int, specials: list[str], expected: list) -> dict[str, list]:
-    """id -> merges, for each mistake that changes the merges (one that raises or changes nothing is left out)."""
+def mistakes(
+    text: str, vocab_size: int, specials: list[str], expected: list, max_merges: int | None = None
+) -> dict[str, list]:
+    """id -> merges (the first `max_merges` of them, when given), for each mistake that changes the
+    merges (one that raises or changes nothing is left out)."""
     found = {}
     for wrong in WRONG_RULES:
         try:
-            _, merges = train(text, vocab_size, specials, wrong.rules)
+            _, merges = train(text, vocab_size, specials, wrong.rules, max_merges=max_merges)
         except Exception:  # e.g. an unescaped special token that is not a valid regex
             continue
         if merges != expected:

@@ -15,7 +15,12 @@ import pytest
 from data.corpus import EOT
 from grader import calibration
 from grader.checks import golden, oracles_here
-from grader.checks.diagnose import Diagnosed, first_difference_in_pieces
+from grader.checks.diagnose import (
+    Diagnosed,
+    first_difference_in_pieces,
+    reference_pretokenize,
+    reference_split,
+)
 from grader.checks.merge_fault import first_merges_fault, merge_count_fault, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges
 from grader.checks.shapes import check_ids, check_train_result
@@ -51,6 +56,14 @@ def scratch(tmp_path_factory):
 
 
 DIAGNOSED_SAMPLE_CHARS = 20_000  # the start of the text: enough stories to meet a pre-tokenizer fault
+# A replay's own special token, absent from the gates' texts: put between every two pre-tokens, it
+# makes each pre-token a piece of its own, which any pretokenize that keeps a lone pre-token whole
+# gets right (see `_cause_first`).
+SEPARATOR = "\x1e"
+REPLAYED = N_(
+    "Given the same text with each pre-token cut out as a piece of its own (by one more special "
+    "token), your {exercised} passes this gate: its failure here comes from the pieces alone."
+)
 
 
 @pytest.mark.timeout(300)
@@ -65,8 +78,28 @@ def test_training_speed(bpe, scratch, record_property):
     budget = calibration.budgets(scratch)["train"]
     corpus = calibration.write_training_corpus(scratch)
     found = _pieces_of(bpe, corpus.read_bytes().decode("utf-8"))
-    with _cause_first(found, "train_bpe"):
+    with _cause_first(found, "train_bpe", lambda: _training_replay(bpe, budget, corpus, scratch)):
         _training_gate(bpe, budget, corpus, record_property, "" if found else _(TRAIN_HINT))
+
+
+def _training_replay(bpe, budget, corpus, scratch) -> None:
+    """The training gate again, on the corpus with each pre-token a piece of its own."""
+    path = scratch / "speed_corpus_pieces.txt"
+    path.write_bytes(_one_pretoken_per_piece(corpus.read_bytes().decode("utf-8")).encode("utf-8"))
+    _training_gate(bpe, budget, path, _unrecorded, "", [EOT, SEPARATOR])
+
+
+def _unrecorded(name, value) -> None:
+    """A replay's record_property: what the student reads is the gate's own run."""
+
+
+def _one_pretoken_per_piece(text: str) -> str:
+    """`text` with SEPARATOR between every two of its pre-tokens (the contract's): the same
+    pre-tokens and special tokens, each pre-token a piece of its own."""
+    return "".join(
+        piece if piece == EOT else SEPARATOR.join(reference_pretokenize(piece))
+        for piece in reference_split(text, [EOT])
+    )
 
 
 def _pieces_of(bpe, text: str):
@@ -76,23 +109,46 @@ def _pieces_of(bpe, text: str):
 
 
 @contextlib.contextmanager
-def _cause_first(found, exercised: str):
+def _cause_first(found, exercised: str, replay):
+    """A failure of a gate whose pieces differ names them first. It is proven to come from them
+    alone when `replay()` (the gate again, on the same pre-tokens, each a piece of its own: the
+    student's code on the right pieces) passes: the gate then carries their cause as a gate's,
+    charged by the test that names it, never here (grader/charges.py). A replay that fails too
+    proves nothing: slow code, or no real work, is charged here as usual."""
     try:
         yield
     except AssertionError as failure:
         if found is None:
             raise
-        raise diagnosed(found, str(failure).rstrip(), exercised) from None
+        message = str(failure).rstrip()
+        proven = _passes(replay)
+        if proven:
+            message += "\n" + _(REPLAYED).format(exercised=exercised)
+        raise diagnosed(found, message, exercised, gate=proven) from None
 
 
-def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
+def _passes(replay) -> bool:
+    from grader.errors import GradingAbort
+
+    try:
+        replay()
+    except (Exception, GradingAbort):  # whatever stops the replay, it proves nothing
+        return False
+    return True
+
+
+def _training_gate(bpe, budget, corpus, record_property, hint: str, specials=(EOT,)) -> None:
+    """`specials`: the gate's [EOT], or a replay's [EOT, SEPARATOR] (each takes an id: the same
+    merges need vocab_size one more)."""
+    specials = list(specials)
+    size = calibration.TRAIN_VOCAB_SIZE + len(specials) - 1
     what = _("train_bpe on {kb} KB of stories, vocab_size={vocab_size}").format(
-        kb=corpus.stat().st_size // 1000, vocab_size=calibration.TRAIN_VOCAB_SIZE
+        kb=corpus.stat().st_size // 1000, vocab_size=size
     )
     result, measured = timed_call(
         bpe,
         budget,
-        lambda: bpe.train_bpe(corpus, calibration.TRAIN_VOCAB_SIZE, [EOT]),
+        lambda: bpe.train_bpe(corpus, size, specials),
         what,
         hint,
         gate="training",
@@ -105,8 +161,8 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str) -> None:
     if not ok:  # too slow: this gate's own charge, whatever the merges
         raise AssertionError(message.rstrip())
     first = merges[: len(expected.merges)]
-    if len(vocab) != calibration.TRAIN_VOCAB_SIZE:
-        _raise_size_fault(what, vocab, merges, first == expected.merges)
+    if len(vocab) != size:
+        _raise_size_fault(what, vocab, merges, first == expected.merges, specials)
     problem = explain_merges(expected.diagnostics(), expected.merges, first)
     if problem is not None:
         message = _("{what}: fast, but the merges are wrong.").format(what=what) + "\n" + problem
@@ -117,9 +173,9 @@ def _raise_merge_fault(message: str, corpus, expected, first: list) -> None:
     """Wrong first merges are no training to time, so this gate fails, even within its budget; but
     when another tie-break alone explains them (the fault the training tests name), it carries
     that cause as a gate's (`gate`): where an earlier test charges that fault, this gate grades its
-    speed alone and is not charged (grader/charges.py). Merges no proven fault explains (canned
-    ones, say) are no training, and earn no speed points. (`first_merges_fault` would name a
-    classic mistake too, but the speed case stores no mistake's merges.)"""
+    speed alone and is not charged (grader/charges.py); so when a classic mistake alone makes them
+    (the speed case stores each mistake's first merges). Merges no proven fault explains (canned
+    ones, say) are no training, and earn no speed points."""
     fault = None
     if oracles_here():
         text = corpus.read_bytes().decode("utf-8")
@@ -132,15 +188,16 @@ def _raise_merge_fault(message: str, corpus, expected, first: list) -> None:
     )
 
 
-def _raise_size_fault(what: str, vocab: dict, merges: list, first_right: bool) -> None:
+def _raise_size_fault(what: str, vocab: dict, merges: list, first_right: bool, specials: list) -> None:
     """A vocab of another size: when its first merges are right and it follows them, the count of
     merges is the one fault (the training tests name it), carried as a gate's, like wrong merges."""
+    size = calibration.TRAIN_VOCAB_SIZE + len(specials) - 1
     message = _("{what}: expected exactly {size} vocab entries, got {got}").format(
-        what=what, size=calibration.TRAIN_VOCAB_SIZE, got=len(vocab)
+        what=what, size=size, got=len(vocab)
     )
-    if not (oracles_here() and first_right and vocab_follows(vocab, [EOT], merges)):
+    if not (oracles_here() and first_right and vocab_follows(vocab, specials, merges)):
         raise AssertionError(message)
-    delta = len(vocab) - calibration.TRAIN_VOCAB_SIZE
+    delta = len(vocab) - size
     right = merges[: len(merges) - delta] if delta > 0 else merges + [(b"", b"")] * -delta
     fault = merge_count_fault(right, merges, n_specials=1)
     raise Diagnosed(
@@ -157,11 +214,31 @@ def test_encode_speed(bpe, scratch, record_property):
     budget = calibration.budgets(scratch)["encode"]
     text = calibration.generated(calibration.ENCODE_TEXT)
     found = _pieces_of(bpe, text)
-    with _cause_first(found, "encode"):
+    with _cause_first(found, "encode", lambda: _encoding_replay(bpe, budget, text)):
         _encoding_gate(bpe, tok, budget, text, record_property, "" if found else _(ENCODE_HINT))
 
 
-def _encoding_gate(bpe, tok, budget, text: str, record_property, hint: str) -> None:
+def _encoding_replay(bpe, budget, text: str) -> None:
+    """The encoding gate again, on the text with each pre-token a piece of its own."""
+    vocab, merges, specials = calibration.encode_tokenizer_parts()
+    tok = bpe.BPETokenizer(vocab, merges, [*specials, SEPARATOR])
+    tok.encode("warm up: a first call may pay for lazy set-up (a pattern's compile)")
+    replayed = _one_pretoken_per_piece(text)
+    _encoding_gate(bpe, tok, budget, replayed, _unrecorded, "", spelled=text)
+
+
+def _without_separators(vocab, specials, ids: list[int]) -> list[int]:
+    """A replay's ids without the separator's: the ids of the gate's own text, when right."""
+    tokens = golden.with_specials(vocab, [*specials, SEPARATOR])
+    separator = next(i for i, t in tokens.items() if t == SEPARATOR.encode("utf-8"))
+    return [i for i in ids if i != separator]
+
+
+def _encoding_gate(
+    bpe, tok, budget, text: str, record_property, hint: str, spelled: str | None = None
+) -> None:
+    """`spelled`: for a replay (`text` cut by SEPARATOR), the gate's own text, which its ids
+    without the separator's must spell."""
     vocab, merges, specials = calibration.encode_tokenizer_parts()
     what = _("encode on {kb} KB of stories ({merges} merges)").format(
         kb=len(text.encode("utf-8")) // 1000, merges=len(merges)
@@ -172,6 +249,8 @@ def _encoding_gate(bpe, tok, budget, text: str, record_property, hint: str) -> N
     # One concern per test: this gate grades speed. Ids split differently lose their points in the
     # encoding tests; ids that do not even spell the text are no encoding, and cannot be timed as one.
     ids = check_ids(ids)
+    if spelled is not None:
+        ids, text = _without_separators(vocab, specials, ids), spelled
     _spells_the_text(vocab, specials, ids, text, what)
     wrong = golden.IdDigest(golden.root("public") / "speed" / "encode" / "ids.txt").first_wrong_block(ids)
     ok, message = verdict(measured, budget, what, hint)
@@ -239,8 +318,19 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
     per_mb = path.stat().st_size / len(calibration.generated(calibration.ENCODE_TEXT).encode("utf-8"))
     limits = STREAM_TIME_ALLOWANCE * per_mb * encode.abort_after, STREAM_MAX_BUDGETS * per_mb * encode.seconds
     found = _pieces_of(bpe, text)
-    with _cause_first(found, "encode_iterable"):
+    with _cause_first(found, "encode_iterable", lambda: _memory_replay(bpe, scratch, text, limits)):
         _memory_gate(bpe, tok, path, sample, text, limits, record_property, "" if found else _(ENCODE_HINT))
+
+
+def _memory_replay(bpe, scratch, text: str, limits) -> None:
+    """The memory gate again, on the file with each pre-token a piece of its own."""
+    vocab, merges, specials = calibration.encode_tokenizer_parts()
+    tok = bpe.BPETokenizer(vocab, merges, [*specials, SEPARATOR])
+    replayed = _one_pretoken_per_piece(text)
+    path, sample = scratch / "stream_pieces.txt", scratch / "stream_pieces_sample.txt"
+    path.write_bytes(replayed.encode("utf-8"))
+    sample.write_bytes(replayed[:SAMPLE_CHARS].encode("utf-8"))
+    _memory_gate(bpe, tok, path, sample, replayed, limits, _unrecorded, "", spelled=text)
 
 
 def _streamed(bpe, tok, path, cpu: float, why: str, hint: str):
@@ -275,8 +365,11 @@ def _size(n_bytes: int) -> str:
     return f"{n_bytes / 1e6:.1f} MB" if n_bytes >= 1e6 else f"{n_bytes // 1000} KB"
 
 
-def _memory_gate(bpe, tok, path, sample, text: str, limits, record_property, hint: str) -> None:
-    """Memory, on the whole file, under a CPU limit set by the encoder's own pace on its start."""
+def _memory_gate(
+    bpe, tok, path, sample, text: str, limits, record_property, hint: str, spelled: str | None = None
+) -> None:
+    """Memory, on the whole file, under a CPU limit set by the encoder's own pace on its start.
+    `spelled`: for a replay (`text` cut by SEPARATOR), the gate's own text (see `_encoding_gate`)."""
     vocab, _merges, specials = calibration.encode_tokenizer_parts()
     size = path.stat().st_size
     least, most = limits
@@ -297,6 +390,8 @@ def _memory_gate(bpe, tok, path, sample, text: str, limits, record_property, hin
     )
     result = _streamed(bpe, tok, path, cpu, why, hint)
     ids = check_ids(result.ids, "encode_iterable(...)")
+    if spelled is not None:
+        ids, text = _without_separators(vocab, specials, ids), spelled
     what = _("encode_iterable over a {mb:.1f} MB file").format(mb=size / 1e6)
     _spells_the_text(vocab, specials, ids, text, what, "memory")
     wrong = golden.IdDigest(golden.root("public") / "speed" / "stream" / "ids.txt").first_wrong_block(ids)
