@@ -117,6 +117,16 @@ MISTAKES = [
             "Read it with open(path, encoding='utf-8', newline='') or read bytes and decode."
         ),
     ),
+    Mistake(
+        "index_missing_right",
+        N_("words not listed under the new pair on the right of a merge (incremental index)"),
+        N_(
+            "Your trainer keeps, for each pair, the words that hold it, and merges a pair only in "
+            "those words; after a merge it does not list the word under the new pair on the right "
+            "(new token, right neighbour). That pair is later merged in some words only, so counts "
+            "go wrong. List each word under both new pairs a merge creates."
+        ),
+    ),
 ]
 BY_ID = {m.id: m for m in MISTAKES}
 TIE_MISTAKES = frozenset(m.id for m in MISTAKES if m.id.startswith("tie_"))  # ways of breaking ties

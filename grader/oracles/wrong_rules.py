@@ -24,6 +24,7 @@ _KNOBS = {
     "no_pretokenize": {"pretokenize": "none"},
     "re_module": {"pretokenize": "re"},
     "newlines_translated": {"newlines": "translated"},
+    "index_missing_right": {"index": "missing_right"},
 }
 
 

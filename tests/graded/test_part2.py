@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 from data.corpus import EOT
 from grader.checks import golden
-from grader.checks.diagnose import Finding, first_difference_in_specials
+from grader.checks.diagnose import Diagnosed, Finding, first_difference_in_specials
 from grader.checks.expect import expect_error
 from grader.checks.gpt2 import GPT2_PATTERN
+from grader.checks.merge_fault import specials_not_counted_fault
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_train_result
 from grader.checks.text_pieces import VARIED
@@ -147,10 +148,18 @@ def test_train_argument_errors(bpe):
         _("a special token cannot be the empty string"),
     )
     vocab, merges = check_train_result(bpe.train_bpe(corpus, 257, [EOT, EOT]))
-    assert len(vocab) == 257 and merges == [], _(
-        "vocab_size=257 with special_tokens=[EOT, EOT] is valid (duplicates count once): "
-        "expected 257 ids and no merges, got {ids} ids and {merges} merges"
-    ).format(ids=len(vocab), merges=len(merges))
+    if len(vocab) != 257 or merges != []:
+        message = _(
+            "vocab_size=257 with special_tokens=[EOT, EOT] is valid (duplicates count once): "
+            "expected 257 ids and no merges, got {ids} ids and {merges} merges"
+        ).format(ids=len(vocab), merges=len(merges))
+        contract = getattr(bpe.kit, "contract", "kit")
+        fault = specials_not_counted_fault(
+            corpus.read_text(encoding="utf-8"), [EOT], 257, vocab, merges, contract
+        )
+        if fault is not None:  # the training tests' fault, proven here too: charged once
+            raise Diagnosed(message, fault)
+        raise AssertionError(message)
 
 
 @pytest.mark.timeout(30)

@@ -506,3 +506,52 @@ def test_a_gate_is_not_charged_for_a_fault_an_earlier_test_charges():
     assert "this test grades only what its name says" in out["E.1"]
     alone = charge([gate])  # no other test charges it: wrong merges are no training to time
     assert _lost(alone) == 5
+
+
+def test_a_stop_where_the_best_pair_occurs_once_is_one_fault_on_every_case():
+    from grader.checks import golden
+    from grader.checks.merge_fault import STOPS_AT_ONCE, merge_count_fault, stops_at_once_fault
+
+    keys = set()
+    for name in ("early_stop", "exact_text", "newlines_cr"):
+        case = golden.TrainCase(golden.root("public"), name)
+        steps = case.diagnostics().steps
+        k = next(i for i, step in enumerate(steps) if step.top < 2)
+        assert stops_at_once_fault(case.merges, case.merges[:k], steps)["key"] == STOPS_AT_ONCE["key"]
+        assert stops_at_once_fault(case.merges, case.merges[: k - 1], steps) is None  # stops elsewhere
+        assert stops_at_once_fault(case.merges, case.merges, steps) is None
+        wrong = [*case.merges[: k - 1], (b"\xff", b"\xfe")]
+        assert stops_at_once_fault(case.merges, wrong, steps) is None  # a wrong merge: another fault
+        keys.add(merge_count_fault(case.merges, case.merges[:k])["key"])
+    assert len(keys) == 3  # counted alone, each case would be its own fault
+
+
+def test_one_merge_too_many_without_stored_merges_is_proven_by_a_correct_trainer():
+    from grader.checks import golden
+    from grader.checks.merge_fault import SPECIALS_NOT_COUNTED, learned_on, specials_not_counted_fault
+    from grader.oracles.trainer import initial_vocab
+
+    text = (golden.root("public") / "corpora" / "tiny_words.txt").read_text(encoding="utf-8")
+    specials = ["<|endoftext|>"]
+    right = learned_on(text, specials, 1)
+    vocab = initial_vocab(specials) | {257: right[0][0] + right[0][1]}
+    fault = specials_not_counted_fault(text, specials * 2, 257, vocab, right)
+    assert fault["key"] == SPECIALS_NOT_COUNTED["key"]
+    wrong = [(b"\xff", b"\xfe")]
+    wrong_vocab = initial_vocab(specials) | {257: wrong[0][0] + wrong[0][1]}
+    assert specials_not_counted_fault(text, specials, 257, wrong_vocab, wrong) is None  # not its merge
+    assert specials_not_counted_fault(text, specials, 257, initial_vocab(specials), right) is None
+
+
+def test_the_indexed_trainer_is_right_unless_it_misses_the_pair_right_of_a_merge():
+    from grader.checks import golden
+    from grader.oracles.indexed import indexed_merges
+    from grader.oracles.trainer import pretokens
+
+    for name in ("tiny_words", "specials", "overlap"):
+        case = golden.TrainCase(golden.root("public"), name)
+        counts = pretokens(case.corpus_text(), case.special_tokens)
+        limit = case.vocab_size - 256 - len(dict.fromkeys(case.special_tokens))
+        assert indexed_merges(counts, limit) == case.merges
+        wrong = indexed_merges(counts, limit, missing_right=True)
+        assert wrong != case.merges and wrong == case.diagnostics().mistakes["index_missing_right"]
