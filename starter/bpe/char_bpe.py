@@ -117,7 +117,8 @@ class CharBPE:
         'low lower'
 
         Errors: ValueError, naming the id, for an id that is not in the vocabulary
-        (negative ids included: vocab[-1] would silently return the last token).
+        (negative ids included: vocab[-1] would silently return the last token; an id that is
+        not an int, such as True, too: vocab[True] would silently return vocab[1]).
         The grader checks: decode(encode(text)) == text for text made of known characters.
         """
         raise NotImplementedError("CharBPE.decode is yours to write (Part 1)")

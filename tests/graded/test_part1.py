@@ -217,6 +217,12 @@ def test_validation_errors(bpe):
         "decode([-1])",
         _("a negative id is not a known id (vocab[-1] would be the last token)"),
     )
+    expect_error(
+        ValueError,
+        lambda: model.decode([True]),
+        "decode([True])",
+        _("an id that is not an int is unknown, although {id} == 1 in Python").format(id="True"),
+    )
 
 
 @pytest.mark.timeout(60)
