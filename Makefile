@@ -24,7 +24,7 @@ help:
 	@echo "make submission [SUBMISSION=starter]            zip SUBMISSION/bpe into submission.zip (as the handout's)"
 	@echo "make grade-cs336 REPO=path [STUDENT_PYTHON=path] [IGNORE_REQUIRES_PYTHON=1] grade a CS336 assignment-1 repository (or zip)"
 	@echo "make test                                       the kit's own tests"
-	@echo "make mutation [MODULES=a,b] [SAMPLE=60] [JOBS=2]  the graded suite's mutation score (tests/mutation/)"
+	@echo "make mutation [MODULES=a,b] [SAMPLE=60] [MATCH=text] [JOBS=2]  the graded suite's mutation score (tests/mutation/)"
 	@echo "make lab NAME=trace                             run a lab against your bpe"
 	@echo "make class SUBMISSIONS=dir [OUT=dir] [JOBS=2] grade a whole class: gradebook.csv, report.html"
 	@echo "make lock                                       rewrite requirements/*.txt after a pin in pyproject.toml changed"
@@ -100,10 +100,11 @@ test: $(VENV)/.dev
 
 # Cosmic Ray's mutants of solution/bpe's graded modules, each graded by the grader in a scratch copy
 # (tests/mutation/run.py): hours on two cores, so never part of `make test`. MODULES=training,tokenizer
-# for some modules; SAMPLE=60 for that many mutants, the same ones on every run (a fixed seed).
+# for some modules; SAMPLE=60 for that many mutants, the same ones on every run (a fixed seed);
+# MATCH='is not' for the mutants whose printed name holds that text.
 mutation: $(VENV)/.dev
 	@$(COMPILE)
-	$(PY) tests/mutation/run.py --jobs $(JOBS)$(if $(MODULES), --modules '$(MODULES)')$(if $(SAMPLE), --sample $(SAMPLE))
+	$(PY) tests/mutation/run.py --jobs $(JOBS)$(if $(MODULES), --modules '$(MODULES)')$(if $(SAMPLE), --sample $(SAMPLE))$(if $(MATCH), --match '$(MATCH)')
 
 fixtures: $(VENV)/.dev
 	$(KIT) fixtures

@@ -133,12 +133,26 @@ PUBLIC_CORPORA.update(
     }
 )
 
+def _long_word() -> str:
+    """One pre-token of 302 bytes, past 256 (the ints CPython shares, so equal lengths there may be
+    distinct objects): " ab", 298 letters in which no pair of letters occurs twice (they change no
+    merge), then "a". (a, b) is an early merge, so training meets "a" as the last token of a word that
+    is still that long."""
+    letters = "cdefghijklmnopqrst"
+    # Lyndon words of length 1 and 2 over `letters`, in order: a de Bruijn sequence, every pair once.
+    pairs_once = "".join(x + "".join(x + y for y in letters[i + 1 :]) for i, x in enumerate(letters))
+    return " ab" + pairs_once[:298] + "a"
+
+
 HIDDEN_CORPORA = {
     "hidden_mixed.txt": lambda: _generated("mixed", 30_000, 23),
-    "hidden_tricky.txt": lambda: "".join(
-        f"<|a|><|a|>x²<|a|>y\r\rz_1 {EOT}[x]one[x] ab<|a|>ab\r\nabab²² the quick brown fox{EOT}jumps "
-        f"over the lazy dog; x_{i}² = {i}½\n"
-        for i in range(6)
+    "hidden_tricky.txt": lambda: (
+        "".join(
+            f"<|a|><|a|>x²<|a|>y\r\rz_1 {EOT}[x]one[x] ab<|a|>ab\r\nabab²² the quick brown fox{EOT}jumps "
+            f"over the lazy dog; x_{i}² = {i}½\n"
+            for i in range(6)
+        )
+        + _long_word()
     ),
 }
 

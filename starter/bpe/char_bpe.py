@@ -66,7 +66,9 @@ class CharBPE:
                string contains "\\n" (tokens never grow across a line break);
              - pick the most frequent pair; on a tie, the pair whose FIRST occurrence in the
                current list comes earliest;
-             - if that count is below 2, stop early: merging a pair seen once teaches nothing;
+             - if that count is below 2, or there is no pair at all, stop early: merging a pair
+               seen once teaches nothing. Stopping means leaving the loop at once, whatever
+               `num_merges` is: CharBPE.train("abc", 10**9) returns as fast as with 1;
              - new_id = len(vocab); append the joined string to vocab, append [[a, b], new_id]
                to merges, and replace the pair everywhere with `merge`.
 
@@ -82,8 +84,9 @@ class CharBPE:
 
         Errors: TypeError if `text` is not a str; ValueError if `num_merges` is not an int >= 0
         (True and False are rejected too, although Python treats them as ints).
-        The grader checks: this trace, the "\\n" rule, the tie rule and stopping early, the error
-        cases, and many small random texts (num_merges=0 and "" included) against the reference.
+        The grader checks: this trace, the "\\n" rule, the tie rule and stopping early (at once,
+        with num_merges=10**7), the error cases, and many small random texts (num_merges=0 and ""
+        included) against the reference.
         """
         # hint: a dict or collections.Counter of pairs; the first occurrence is the first time you
         #       meet the pair while scanning left to right.
@@ -114,7 +117,8 @@ class CharBPE:
         'low lower'
 
         Errors: ValueError, naming the id, for an id that is not in the vocabulary
-        (negative ids included: vocab[-1] would silently return the last token).
+        (negative ids included: vocab[-1] would silently return the last token; an id that is
+        not an int, such as True, too: vocab[True] would silently return vocab[1]).
         The grader checks: decode(encode(text)) == text for text made of known characters.
         """
         raise NotImplementedError("CharBPE.decode is yours to write (Part 1)")

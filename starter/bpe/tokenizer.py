@@ -29,19 +29,23 @@ class BPETokenizer:
         """Build a tokenizer from a vocabulary, its merges and optional special tokens.
 
         A special token whose UTF-8 bytes are not in `vocab` yet is added with the next free id
-        (largest id + 1, not len(vocab): ids may have gaps), in the order given.
+        (largest id + 1, not len(vocab): ids may have gaps; 0 in an empty vocab), in the order given.
+        Every merge (a, b) needs a, b and a + b in the vocab: a missing one is a ValueError.
 
         >>> vocab = {i: bytes([i]) for i in range(256)}
         >>> vocab[256] = b"hi"
         >>> tok = BPETokenizer(vocab, [(b"h", b"i")], ["<|endoftext|>"])
         >>> tok.vocab[257]
         b'<|endoftext|>'
+        >>> BPETokenizer({}, [], ["<|endoftext|>"]).vocab
+        {0: b'<|endoftext|>'}
 
         Do not modify the caller's `vocab` dict: copy it first.
 
         The grader checks: a special token already in `vocab` keeps its id; a new one gets the
-        largest id + 1, + 2, ... in the order given (also in a vocab whose ids have gaps); a
-        repeated special token counts once.
+        largest id + 1, + 2, ... in the order given (also in a vocab whose ids have gaps, and 0 in
+        an empty vocab); a repeated special token counts once; a merge of tokens missing from the
+        vocab raises ValueError (through from_files).
         """
         # hint: also build what encode needs: bytes -> id, and pair -> rank (its index in merges).
         raise NotImplementedError("BPETokenizer.__init__ is yours to write (Part 3)")
@@ -57,14 +61,16 @@ class BPETokenizer:
 
         vocab.json maps each token, written with `bytes_to_unicode`'s characters, to its id.
         merges.txt has one merge per line: the two tokens, in those characters, separated by one
-        space. Skip a first line starting with "#version" and skip blank lines.
+        space. Skip a first line starting with "#version" and skip blank lines; any other line
+        that is not two tokens separated by one space ("abc", "a b c") is a ValueError.
         Open both files with encoding="utf-8". Each token's id is the number vocab.json gives it:
         the ids may come in any order, need not follow the file's order, and may have gaps
         (GPT-2's own vocab.json does not put the bytes at 0-255).
 
         The grader checks: GPT-2-format files (merges.txt starting with a "#version" line) load
         into exactly the expected vocab and merges, and then encode to the expected ids; so do
-        files whose ids are not 0..n-1 in the file's order, with blank lines in merges.txt.
+        files whose ids are not 0..n-1 in the file's order, with blank lines in merges.txt; a
+        merges.txt line "abc" and a merge whose tokens vocab.json lacks raise ValueError.
         """
         # hint: unicode_to_bytes() turns "Ġthe" back into b" the", character by character.
         raise NotImplementedError("BPETokenizer.from_files is yours to write (Part 3)")
@@ -144,6 +150,8 @@ class BPETokenizer:
         '\ufffd'
 
         Decoding id by id would break the emoji: each of its four bytes alone is invalid UTF-8.
-        Errors: ValueError containing the id for an id not in the vocabulary.
+        Errors: ValueError containing the id for an id not in the vocabulary. An id that is not
+        an int is not in the vocabulary either: True and 1.0 raise ValueError, although
+        True == 1 == 1.0 in Python (so vocab.get(True) would find token 1).
         """
         raise NotImplementedError("BPETokenizer.decode is yours to write (Part 3)")

@@ -127,6 +127,13 @@ def _check_cdab(model) -> None:
         "occurrence is earliest in the CURRENT sequence, so 'cd', then 'cda', then 'cdab'; then "
         "training stops because no pair occurs twice. Yours learned {learned}"
     ).format(learned=learned)
+    # Stopping leaves the loop at once: a huge num_merges costs nothing once no pair repeats (the
+    # call's CPU-time limit, a fraction of a second here, ends a loop that keeps going).
+    for text in ["abcdef", "a"]:
+        model = _trained_at_once(bpe, text, 10**7)
+        assert _merges(model) == [], _(
+            "{call} has no pair that occurs twice: expected no merges, got {got}"
+        ).format(call=f"CharBPE.train({text!r}, 10**7)", got=_merges(model))
 
 
 def _check_stored(row: dict, model) -> None:
@@ -143,6 +150,23 @@ def _check_stored(row: dict, model) -> None:
         got=got,
         got_vocab=list(model.vocab),
     )
+
+
+def _trained_at_once(bpe, text: str, num_merges: int):
+    """CharBPE.train(text, num_merges), where no pair repeats: a stop names the rule it breaks."""
+    from grader.errors import CallTimeout
+
+    try:
+        return bpe.CharBPE.train(text, num_merges)
+    except CallTimeout as stop:
+        raise AssertionError(
+            f"{stop}\n"
+            + _(
+                "{call}: no pair of {text} occurs twice (or there is no pair at all), so training stops "
+                "before its first merge: leave the loop (`break` or `return`), do not go on to the next "
+                "round (`continue`). A num_merges of {n} must cost no more than one of 1."
+            ).format(call=f"CharBPE.train({text!r}, {num_merges})", text=repr(text), n=num_merges)
+        ) from None
 
 
 @pytest.mark.timeout(30)
@@ -217,6 +241,12 @@ def test_validation_errors(bpe):
         lambda: model.decode([-1]),
         "decode([-1])",
         _("a negative id is not a known id (vocab[-1] would be the last token)"),
+    )
+    expect_error(
+        ValueError,
+        lambda: model.decode([True]),
+        "decode([True])",
+        _("an id that is not an int is unknown, although {id} == 1 in Python").format(id="True"),
     )
 
 

@@ -50,6 +50,7 @@ def test_split_on_special_tokens(bpe):
         if got != expected:  # the cause of any later failure it explains (grader/checks/diagnose.py)
             split = "split_on_special_tokens"
             raise diagnosed(Finding(split, split, (text, specials), expected, got), "")
+    _long_texts_split(bpe)
 
     @given(st.lists(st.sampled_from(["a", "b", " ", "<|e|>", "<|e|><|e|>", "<|", "|>", "\n"]), max_size=12))
     def joins_back(parts):
@@ -60,6 +61,32 @@ def test_split_on_special_tokens(bpe):
         ).format(text=repr(text), got=repr(got))
 
     joins_back()
+
+
+def _long_texts_split(bpe) -> None:
+    """Special tokens after 300 characters: positions past 256 are ints that `is` does not find
+    equal (CPython shares only the small ones), so they must be compared with ==, < or >."""
+    run = "a" * 300
+    for text, said in [(run + EOT, "'a' * 300 + EOT"), (run + EOT + EOT, "'a' * 300 + EOT + EOT")]:
+        got = bpe.split_on_special_tokens(text, [EOT])
+        expected = [run] + [EOT] * text.count(EOT)
+        if got == expected:
+            continue
+        shown = [
+            "EOT" if p == EOT else f"'a' * {len(p)}" if len(p) > 20 and p == "a" * len(p) else repr(p)
+            for p in got
+        ]
+        raise AssertionError(
+            _(
+                "{call} should be {expected}, got {got}. The pieces are never empty and join back to "
+                "the text. Past 256 characters, two equal positions are two different int objects: "
+                "compare positions with ==, < or >, never with `is` or `is not`."
+            ).format(
+                call=f"split_on_special_tokens({said}, [EOT])",
+                expected="['a' * 300" + ", EOT" * text.count(EOT) + "]",
+                got="[" + ", ".join(shown) + "]",
+            )
+        )
 
 
 @pytest.mark.timeout(30)

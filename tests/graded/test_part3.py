@@ -60,6 +60,19 @@ def test_encode_basic(bpe):
 @pytest.mark.timeout(60)
 def test_encode_special_tokens(bpe):
     check_encode_case(bpe, "public", "specials")
+    if bpe.kit.contract == "cs336":  # CS336 states no id for a special token of an empty vocab
+        return
+    # The next free id of an empty vocab is 0: it has no largest id to add 1 to.
+    tok = bpe.BPETokenizer({}, [], [EOT])
+    got = tok.vocab
+    assert got == {0: EOT.encode()}, _(
+        "{call}: an empty vocab has no id yet, so the special token gets the first free id, 0: "
+        "expected vocab {expected}, got {got}"
+    ).format(call=f"BPETokenizer({{}}, [], [{EOT!r}])", expected={0: EOT.encode()}, got=got)
+    ids = check_ids(tok.encode(EOT + EOT))
+    assert ids == [0, 0], _("{call} should be [0, 0], got {got}").format(
+        call=f"BPETokenizer({{}}, [], [{EOT!r}]).encode({EOT + EOT!r})", got=ids
+    )
 
 
 @pytest.mark.timeout(60)
@@ -125,6 +138,13 @@ def _decode_checks(bpe, tok, case, facts):
         assert str(bad) in str(error), _(
             "decode's ValueError must name the unknown id {id}; got: {error}"
         ).format(id=bad, error=error)
+    for bad in [True, 1.0]:  # equal to 1, but no int: vocab.get(bad) would find token 1
+        expect_error(
+            ValueError,
+            lambda bad=bad: tok.decode([72, bad]),
+            f"decode([72, {bad!r}])",
+            _("an id that is not an int is unknown, although {id} == 1 in Python").format(id=repr(bad)),
+        )
 
 
 @pytest.mark.timeout(60)
@@ -186,6 +206,38 @@ def test_load_gpt2_format_files(bpe, tmp_path):
         got_count=len(got_merges),
         got_start=got_merges[:2],
     )
+    if bpe.kit.contract == "cs336":  # CS336 states no error for malformed files
+        return
+    _rejects_malformed_files(bpe, folder / "vocab.json", tmp_path)
+
+
+def _rejects_malformed_files(bpe, vocab_json, tmp_path) -> None:
+    """from_files raises ValueError on a merges.txt line that is not two tokens, and on a merge whose
+    tokens, or their join, vocab.json lacks."""
+    for line in ["abc", "a b c"]:
+        merges = tmp_path / "bad-line-merges.txt"
+        merges.write_text(f"#version: 0.2\n{line}\n", encoding="utf-8")
+        expect_error(
+            ValueError,
+            lambda merges=merges: bpe.BPETokenizer.from_files(vocab_json, merges),
+            _("from_files on a merges.txt holding the line {line}").format(line=repr(line)),
+            _("every merges.txt line but '#version' and blank ones is two tokens separated by one space"),
+        )
+    small = tmp_path / "small-vocab.json"
+    small.write_text(json.dumps({"a": 0, "b": 1, "c": 2, "ab": 3}), encoding="utf-8")
+    for line, missing in [("a d", "'d'"), ("b c", "'bc'")]:
+        merges = tmp_path / "missing-token-merges.txt"
+        merges.write_text(f"#version: 0.2\n{line}\n", encoding="utf-8")
+        expect_error(
+            ValueError,
+            lambda merges=merges: bpe.BPETokenizer.from_files(small, merges),
+            _("from_files on a vocab.json of 'a', 'b', 'c', 'ab' and the merge {line}").format(
+                line=repr(line)
+            ),
+            _(
+                "the vocab has no token {token}: a merge needs both its tokens and their join in the vocab"
+            ).format(token=missing),
+        )
 
 
 def _loads_gpt2_files(bpe, folder, expected_merges) -> None:

@@ -1,6 +1,6 @@
 """`make mutation`: Cosmic Ray's mutants of the reference's graded modules, each graded by the grader.
 
-    python tests/mutation/run.py [--modules training,tokenizer] [--sample 60] [--jobs 2] [--out DIR]
+    python tests/mutation/run.py [--modules training,tokenizer] [--sample 60] [--match TEXT] [--jobs 2] [--out DIR]
 
 Cosmic Ray enumerates the mutants (`cosmic-ray init`, into OUT/session.sqlite), applies each to a
 file, runs the test command with a timeout and restores the file (`mutate_and_test`); its results go
@@ -95,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sample", type=int, default=None, help="grade this many mutants, chosen with a fixed seed"
     )
+    parser.add_argument(
+        "--match",
+        action="append",
+        default=[],
+        help="grade only the mutants whose printed name holds this text (repeatable; before --sample)",
+    )
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument(
         "--timeout", type=float, default=900.0, help="seconds per mutant (the grader's budgets end first)"
@@ -123,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         enumerate_into(db, pristine, modules)
         items = sorted(db.work_items, key=stable_order)
         typed = [w for w in items if in_annotation(w, spans[module_of(w)])]
-        chosen = choose([w for w in items if w not in typed], args.sample)
+        candidates = [w for w in items if w not in typed]
+        if args.match:
+            every = name_all(items, sources)
+            candidates = [w for w in candidates if any(t in every[w.job_id].describe() for t in args.match)]
+        chosen = choose(candidates, args.sample)
         names = name_all(items, sources, {first_line(w, sources) for w in chosen})
         skipped = {w.job_id for w in items} - {w.job_id for w in chosen}
         db.set_multiple_results(skipped, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))

@@ -22,6 +22,9 @@ class BPETokenizer:
             self._ids.setdefault(self.vocab[k], k)
         self._ranks = {}
         for r, (a, b) in enumerate(self.merges):
+            for token in (a, b, a + b):
+                if token not in self._ids:
+                    raise ValueError(f"merge {r} ({a!r}, {b!r}): {token!r} is not in the vocab")
             self._ranks.setdefault((a, b), r)
         self._word = lru_cache(maxsize=1 << 15)(self._encode_word)
 
@@ -127,6 +130,8 @@ class BPETokenizer:
         chunks = []
         for i in ids:
             try:
+                if type(i) is not int:
+                    raise TypeError
                 chunks.append(self.vocab[i])
             except (KeyError, TypeError):
                 raise ValueError(f"token id {i!r} is not in the vocabulary") from None

@@ -26,6 +26,8 @@ class BPETokenizer:
             self._id_of.setdefault(b, i)
         self._rank = {}
         for r, pair in enumerate(self.merges):
+            if not all(t in self._id_of for t in (*pair, pair[0] + pair[1])):
+                raise ValueError(f"merge {r} {pair!r} uses or makes a token missing from the vocab")
             self._rank.setdefault(pair, r)
         self._cache: dict[str, list[int]] = {}
 
