@@ -133,6 +133,7 @@ PUBLIC_CORPORA.update(
     }
 )
 
+
 def _long_word() -> str:
     """One pre-token of 302 bytes, past 256 (the ints CPython shares, so equal lengths there may be
     distinct objects): " ab", 298 letters in which no pair of letters occurs twice (they change no

@@ -107,7 +107,7 @@ def test_newline_rule(bpe):
 def test_tie_break_and_stop(bpe):
     model = bpe.CharBPE.train("cdabcdab", 10)
     with one_fault(lambda: training_fault(bpe, "cdabcdab", 10, model)):
-        _check_cdab(model)
+        _check_cdab(bpe, model)
 
     # Expected results for many short texts over the alphabet "ab \nc", stored shortest first
     # (data/fixtures/public/char_bpe/train.jsonl): the first failure is the smallest one.
@@ -120,7 +120,7 @@ def test_tie_break_and_stop(bpe):
             _check_stored(row, model)
 
 
-def _check_cdab(model) -> None:
+def _check_cdab(bpe, model) -> None:
     learned = [model.vocab[new_id] for _id, new_id in _merges(model)]
     assert learned == ["cd", "cda", "cdab"], _(
         "on 'cdabcdab': 'cd' and 'ab' both occur twice; the tie goes to the pair whose first "

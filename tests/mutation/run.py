@@ -87,7 +87,8 @@ def baseline_holds(modules: list[str], copies: queue.Queue, jobs: int) -> bool:
     return not lost
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, list[str]]:
+    """The options, and the modules they name (an unknown one ends the run with a usage error)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--modules", default=",".join(MODULE_PARTS), help="comma-separated, of " + ", ".join(MODULE_PARTS)
@@ -113,7 +114,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             f"--modules: unknown {', '.join(unknown) or '(none given)'}; known: {', '.join(MODULE_PARTS)}"
         )
+    return args, modules
 
+
+def main(argv: list[str] | None = None) -> int:
+    args, modules = parse_args(argv)
     shutil.rmtree(args.out, ignore_errors=True)
     pristine = args.out / "solution"
     shutil.copytree(SOLUTION, pristine, ignore=shutil.ignore_patterns("__pycache__"))
