@@ -76,10 +76,12 @@ class HiddenFixture:
 
     Public and hidden fixtures legitimately share boilerplate (the 256 byte entries of a vocabulary,
     a common sentence of the generated corpus), so a handout file leaks a hidden fixture when it is
-    the whole file (renamed or pasted in) or holds most of its long lines, not when a few coincide.
+    the whole file (renamed or pasted in) or holds most of its long lines, not when a few coincide
+    (two corpora from one generator share their commonest merges: a mistake's few long lines may).
     """
 
     MIN_LINE = 24
+    MIN_LINES = 6  # fewer long lines than this say too little: such a file is judged by its body alone
 
     def __init__(self, rel: str, data: bytes):
         self.rel, self.data = rel, data
@@ -89,7 +91,7 @@ class HiddenFixture:
         body = self.data.strip()
         if len(body) >= 16 and body in blob:
             return True
-        if len(self.lines) < 3:
+        if len(self.lines) < self.MIN_LINES:
             return False
         present = {ln.strip() for ln in blob.splitlines()} & self.lines
         return len(present) >= max(3, len(self.lines) // 2)
