@@ -18,21 +18,22 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from .terms import Status
+
 if TYPE_CHECKING:
     from .scoring import Scored
 
 CAP = 10  # points: the most one proven fault costs, whatever the number of tests it fails
-SAME_CAUSE = "same cause"  # status of a failed test that the cap leaves its points
 
 
 def charge(scored: list[Scored]) -> list[Scored]:
     """The same results with `same_as` set on each later test of a proven shared fault, and the
-    tests past its cap given back their points (status SAME_CAUSE)."""
+    tests past its cap given back their points (status Status.SAME_CAUSE)."""
     out = [dataclasses.replace(s) for s in scored]
     first: dict[str, Scored] = {}
     cost: dict[str, float] = {}
     for s in out:
-        key = (s.cause or {}).get("key") if s.status == "failed" else None
+        key = (s.cause or {}).get("key") if s.status == Status.FAILED else None
         if not key:
             continue
         if key not in first:
@@ -42,13 +43,13 @@ def charge(scored: list[Scored]) -> list[Scored]:
             continue  # not proven to be that fault alone: charged as usual, said in its own words
         s.same_as = first[key].entry.number
         if s.cause.get("gate"):  # a gate's own measure passed: the fault is charged where it is named
-            s.status, s.score = SAME_CAUSE, s.entry.points
+            s.status, s.score = Status.SAME_CAUSE, s.entry.points
             continue
         if cost[key] + s.entry.points <= CAP:
             cost[key] += s.entry.points
         else:  # from here on, this fault charges no more: a later, smaller test is not charged either
             cost[key] = float("inf")
-            s.status, s.score = SAME_CAUSE, s.entry.points
+            s.status, s.score = Status.SAME_CAUSE, s.entry.points
     return out
 
 
@@ -56,4 +57,4 @@ def capped_elsewhere(scored: list[Scored], oracles: bool) -> bool:
     """True when a fault this grader charges on each test may cost less in the course's grade:
     without the oracles (the handout's copy) no fault is proven alone, so none is capped here,
     and two tests or more failed."""
-    return not oracles and sum(s.status == "failed" for s in scored) >= 2
+    return not oracles and sum(s.status == Status.FAILED for s in scored) >= 2

@@ -12,6 +12,7 @@ from grader.checks.golden import Diagnostics
 from grader.checks.mistakes import BY_ID, TIE_MISTAKES, Mistake
 from grader.checks.render import show, show_pair
 from grader.i18n import _
+from grader.terms import Cause
 
 MAX_TIED_SHOWN = 8
 MISTAKE_LOOKAHEAD = 50  # a mistake is named when it reproduces this many merges past the first difference
@@ -299,7 +300,7 @@ def diagnosed(
     right pieces, passes): it carries the cause as a gate's, charged where a test names it
     (grader/charges.py)."""
     words = explain_finding(finding, exercised)
-    cause = {**finding.cause(), "summary": finding_words(finding)[0]}
+    cause: Cause = {**finding.cause(), "summary": finding_words(finding)[0]}
     if gate:
         cause.update(one_fault=True, gate=True)
     return Diagnosed(words + ("\n" + message if message else ""), cause)

@@ -26,6 +26,7 @@ from grader.checks.messages import diagnosed, explain_merges
 from grader.checks.shapes import check_ids, check_train_result
 from grader.checks.speed import WALL_FACTOR, memory_figures, timed_call, verdict
 from grader.i18n import N_, _
+from grader.terms import Cause
 
 TRAIN_HINT = N_(
     "Hint: do not recount every pair after every merge. Count the distinct pre-tokens once, "
@@ -182,10 +183,8 @@ def _raise_merge_fault(message: str, corpus, expected, first: list) -> None:
         fault = first_merges_fault(text, [EOT], expected.merges, first, expected.diagnostics())
     if fault is None:
         raise AssertionError(message)
-    raise Diagnosed(
-        message + "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]),
-        {**fault, "gate": True},
-    )
+    cause: Cause = {**fault, "gate": True}
+    raise Diagnosed(message + "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]), cause)
 
 
 def _raise_size_fault(what: str, vocab: dict, merges: list, first_right: bool, specials: list) -> None:
@@ -200,10 +199,8 @@ def _raise_size_fault(what: str, vocab: dict, merges: list, first_right: bool, s
     delta = len(vocab) - size
     right = merges[: len(merges) - delta] if delta > 0 else merges + [(b"", b"")] * -delta
     fault = merge_count_fault(right, merges, n_specials=1)
-    raise Diagnosed(
-        message + "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]),
-        {**fault, "gate": True},
-    )
+    cause: Cause = {**fault, "gate": True}
+    raise Diagnosed(message + "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]), cause)
 
 
 @pytest.mark.timeout(300)

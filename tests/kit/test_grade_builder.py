@@ -5,10 +5,10 @@ for and kept; a parametrized test's cases are replaced together."""
 from __future__ import annotations
 
 from grader import grade_builder
-from grader.charges import SAME_CAUSE
 from grader.checks.merge_fault import TIE_BREAK
 from grader.rubric import Entry
 from grader.scoring import score
+from grader.terms import Status
 
 ENTRIES = [Entry(f"test_part2.py::test_{k}", f"2.{k}", f"test 2.{k}", 2, 3, "visible") for k in range(3, 9)]
 
@@ -33,7 +33,7 @@ def _grade(scored) -> list[tuple]:
 
 def test_replacing_a_capped_test_with_its_own_record_moves_nothing():
     full = grade_builder.build(ENTRIES, RECORDS, partial=False)
-    assert [s.status for s in full.scored][-1] == SAME_CAUSE  # 2.8 is past the fault's cap
+    assert [s.status for s in full.scored][-1] == Status.SAME_CAUSE  # 2.8 is past the fault's cap
     for entry, record in zip(ENTRIES, RECORDS, strict=True):
         union = grade_builder.replaced(ENTRIES, full.records, [dict(record)])
         assert sorted(r["nodeid"] for r in union) == sorted(r["nodeid"] for r in RECORDS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from grader import charges, gradescope, report
+from grader import gradescope, report
 from grader.rubric import Entry
 from grader.scoring import Scored
 from grader.terms import VISIBILITIES, Status, Visibility
@@ -33,10 +33,6 @@ def test_every_status_has_its_words_and_every_withheld_visibility_its_sentence()
     assert set(report.STATUS_WORDS) == set(Status)
     assert set(gradescope._WHEN) == set(Visibility) - {Visibility.VISIBLE}
     assert "after_published" in VISIBILITIES and "public" not in VISIBILITIES
-
-
-def test_the_charges_same_cause_is_the_status():
-    assert charges.SAME_CAUSE == Status.SAME_CAUSE
 
 
 def test_junit_and_results_json_hold_the_plain_words(tmp_path):

@@ -9,11 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader import scoring
-from grader.charges import CAP, SAME_CAUSE, charge
+from grader.charges import CAP, charge
 from grader.checks.merge_fault import TIE_BREAK, only_ties_differ
 from grader.oracles.trainer import PairCounts, Replay, Rules, train
 from grader.report import results_json, terminal
 from grader.rubric import Entry
+from grader.terms import Status
 
 CRASH = {
     "key": "raised ValueError at bpe/training.py:12",
@@ -40,7 +41,7 @@ def _lost(scored) -> int:
 def test_a_proven_fault_costs_at_most_the_cap_its_first_test_in_full():
     scored = charge([_failed(f"2.{k}", 3, TIE_BREAK) for k in range(3, 10)])
     assert _lost(scored) == 9 <= CAP  # 3 + 3 + 3; a fourth test would pass the cap
-    assert [s.status for s in scored] == ["failed"] * 3 + [SAME_CAUSE] * 4
+    assert [s.status for s in scored] == ["failed"] * 3 + [Status.SAME_CAUSE] * 4
     assert all(s.same_as == "2.3" for s in scored[1:]) and scored[0].same_as is None
     big = charge([_failed("2.3", 12, TIE_BREAK), _failed("2.4", 2, TIE_BREAK)])
     assert _lost(big) == 12  # the test that names the fault is charged in full, even past the cap
@@ -163,7 +164,7 @@ def test_past_the_cap_no_later_test_is_charged_even_a_smaller_one():
             _failed("2.16", 1, TIE_BREAK),
         ]
     )
-    assert [s.status for s in scored] == ["failed"] * 3 + [SAME_CAUSE] * 2 and _lost(scored) == 7
+    assert [s.status for s in scored] == ["failed"] * 3 + [Status.SAME_CAUSE] * 2 and _lost(scored) == 7
 
 
 def test_encode_merged_in_another_order_is_told_from_other_encode_faults():
@@ -501,7 +502,7 @@ def test_a_crash_is_keyed_by_its_exception_and_the_line_that_raised_it():
 def test_a_gate_is_not_charged_for_a_fault_an_earlier_test_charges():
     gate = _failed("E.1", 5, {**TIE_BREAK, "gate": True})
     scored = charge([_failed("2.3", 3, TIE_BREAK), gate])
-    assert _lost(scored) == 3 and scored[1].status == SAME_CAUSE and scored[1].same_as == "2.3"
+    assert _lost(scored) == 3 and scored[1].status == Status.SAME_CAUSE and scored[1].same_as == "2.3"
     out = {t["number"]: t["output"] for t in results_json(scored, execution_time=1.0, isolation="t")["tests"]}
     assert "this test grades only what its name says" in out["E.1"]
     alone = charge([gate])  # no other test charges it: wrong merges are no training to time
