@@ -357,3 +357,29 @@ def test_who_failed_what_fits_a_1366_px_screen_for_the_kits_rubric(tmp_path):
     assert len(manifest["rubric"]) >= 41
     # every test's column (the efficiency tests are the last ones) is on screen, with no scrolling
     assert m["table"] <= m["box"] and m["last_right"] <= m["viewport"] and m["page"] <= m["viewport"], m
+
+
+def test_the_class_report_counts_borderline_and_failed_timings_from_their_recorded_verdicts():
+    """A borderline timing passed (grader/checks/timing_rule.py): the class report counts it apart
+    from the failed ones, from the verdict each gate recorded, never from the ratio alone."""
+    from grader.farm import records
+    from grader.farm.report_view import _speed
+
+    def rec(ratio: float, verdict: str | None) -> dict:
+        figures = {"measure": "cpu_seconds", "ratio": ratio, **({"verdict": verdict} if verdict else {})}
+        return {
+            "status": records.GRADED,
+            "tests": [{"number": "E.1", "name": "training speed", "extra_data": {"figures": figures}}],
+        }
+
+    recs = {
+        "ann": rec(0.4, "pass"),
+        "ben": rec(1.08, "borderline"),
+        "cat": rec(1.2, "fail"),
+        "dan": rec(1.5, None),  # a record written before verdicts were recorded: over 1 failed
+        "eve": rec(0.9, None),
+    }
+    speed = _speed(recs)
+    assert (speed["n"], speed["borderline"], speed["failed"]) == (5, 1, 2)
+    [gate] = speed["gates"]
+    assert (gate["gate"], gate["borderline"], gate["failed"]) == ("E.1 training speed", 1, 2)
