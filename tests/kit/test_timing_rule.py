@@ -123,3 +123,24 @@ def test_the_noise_model_flips_a_single_run_verdict():
     """The model is noisy enough to matter: timed once, code at 0.9x its budget both passes and fails."""
     rng = random.Random(20261203)
     assert {_rerun(_one_run, 0.9, rng) for _ in range(300)} == {True, False}
+
+
+def test_the_docs_state_the_rule_with_its_own_numbers():
+    """README.md and INSTRUCTORS.md say the rule in words (the handout's block is generated): each
+    number they give is the constant's, so a change of the rule cannot leave them behind."""
+    from grader.paths import KIT_ROOT
+    from grader.sandbox import process
+
+    over = f"{round((timing_rule.BORDER - 1) * 100)}%"
+    readme = " ".join((KIT_ROOT / "README.md").read_text(encoding="utf-8").split())
+    instructors = " ".join((KIT_ROOT / "INSTRUCTORS.md").read_text(encoding="utf-8").split())
+    assert f"up to {timing_rule.MOST_RUNS} runs" in readme and f"up to {over} over the budget" in readme
+    for said in (
+        f"at most 1/{timing_rule.BORDER:g} of the budget",
+        f"({timing_rule.CLEAR_OVER:g} x or more)",
+        f"up to {timing_rule.MOST_RUNS} runs",
+        f"less than {over} over it",
+        f"{timing_rule.BORDER:g} x or more fails",
+        f"up to {process.STRETCH:g} x what it was first given",
+    ):
+        assert said in instructors, said
