@@ -56,7 +56,7 @@ from .isolation import (
 )
 
 # All the worker imports of the grader's:
-WORKER_RUNTIME = ("_linux.py", "call_words.py", "importing.py", "wire.py", "worker.py")
+WORKER_RUNTIME = ("_linux.py", "call_words.py", "forker.py", "importing.py", "wire.py", "worker.py")
 VIEW_ROOT = "/tmp/bpe-kit"
 # The uids (and groups) drawn one per sandbox as root: above every account and system id, below the
 # 2**31 some tools mishandle; no file outside a sandbox belongs to one.
@@ -127,6 +127,7 @@ class Options:
     unprivileged: bool | None = None  # None: drop to uid 65534 whenever possible
     hide: tuple[Path, ...] = ()
     python: str | None = None  # the student's interpreter (`--python`): see grader/sandbox/student_python.py
+    fork: bool = True  # each test's worker forked from one that imported the submission (forker.py)
 
     @classmethod
     def for_level(cls, level: str = "auto", **kw) -> Options:
@@ -379,12 +380,41 @@ class Sandbox:
         steps += [["tmpfs", "/proc", "mode=0555,size=16k"]]
         return steps
 
+    def test_mount_plan(self, scratch: Path) -> list[list[str]]:
+        """The mounts a forked test worker makes in its own mount namespace (forker.py): a fresh
+        tmpfs on every folder it may write, and the sandbox bound again inside the new /tmp. As
+        root of its own user namespace, it owns the new scratch as uid 0 there (the zygote's
+        uid outside)."""
+        steps = [
+            ["tmpfs", "/tmp", "mode=1777,size=64m"],
+            ["mkdir", VIEW_ROOT],
+            ["bind", "/root/.sandbox", VIEW_ROOT, "ro"],
+            ["tmpfs", self.to_view(scratch), f"mode=0700,uid=0,gid=0,size={SCRATCH_SIZE}"],
+            ["tmpfs", "/dev/shm", "mode=1777,size=16m"],
+        ]
+        return steps + ([["tmpfs", "/var/tmp", "mode=1777,size=16m"]] if os.path.isdir("/var/tmp") else [])
+
+    @property
+    def forks(self) -> bool:
+        """Whether each test's worker is forked from one that imported the submission: with
+        namespaces (a test worker makes its own), unless the student's interpreter lives in a
+        folder a test worker covers afresh (test_mount_plan)."""
+        if not (self.options.fork and self.namespaces):
+            return False
+        if self.options.python:
+            covered = ("/tmp/", "/var/tmp/", "/dev/")
+            return not any((r + "/").startswith(covered) for r in student_python.roots(self.options.python))
+        return True
+
     def _scratch_owner(self) -> str:
         # In a user namespace the user is root of the first namespace and uid 65534 of the second.
         return "uid=0,gid=0" if self.userns else f"uid={self.uid},gid={self.gid}"
 
-    def command(self, scratch: Path, token: str, fds: tuple[int, int]) -> tuple[list[str], dict[str, str]]:
-        """argv and environment of a worker using `scratch` as its writable directory."""
+    def command(
+        self, scratch: Path, token: str, fds: tuple[int, ...], *, zygote: bool = False
+    ) -> tuple[list[str], dict[str, str]]:
+        """argv and environment of a worker using `scratch` as its writable directory; a
+        `zygote` (forker.py) has a third descriptor, the control socket, and forks test workers."""
         runtime = self.to_view(self.root / "runtime")
         config = {
             "submission": self.to_view(self.root / "submission"),
@@ -399,6 +429,8 @@ class Sandbox:
             # The worker's parent is this process, unless `unshare` stands between them.
             "parent_pid": None if self.namespaces else os.getpid(),
         }
+        if zygote:
+            config["zygote"], config["test_mounts"] = True, self.test_mount_plan(scratch)
         if self.options.python:  # confined by the grader's interpreter, then exec'd (worker.become)
             config["python"], config["runtime"] = self.options.python, runtime
         # Before the mounts, the runtime is read from its real path; after, nothing else is. The
@@ -412,7 +444,8 @@ class Sandbox:
             python = unprivileged_python()
         argv = [python, "-S", "-s", "-P", "-B", "-c", boot, json.dumps(config)]
         if self.namespaces:
-            argv = [*unshare_argv(), "--", *argv]
+            # A zygote keeps a /proc of its own PID namespace (forker.py), never the host's.
+            argv = [*unshare_argv(), *(["--mount-proc"] if zygote else []), "--", *argv]
             # `unshare` must die with the grader too (its --kill-child then ends the namespace):
             # setpriv sets that before its exec, where a preexec_fn would be unsafe next to threads.
             if shutil.which("setpriv"):
