@@ -15,7 +15,6 @@ import importlib
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from typing import Any
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_repo")
 if REPO not in sys.path:
@@ -24,13 +23,10 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (REPO, os.environ.get("PYT
 
 adapters = importlib.import_module("tests.adapters")
 
-# What the student's code answers, passed on as it is: the graded tests judge it, the shim never does.
-Answer = Any
-
 
 def train_bpe(
     input_path: str | os.PathLike[str], vocab_size: int, special_tokens: list[str] | None
-) -> Answer:
+) -> object:
     """Every argument as the test gives it: `[]` stays `[]` (a list of no special tokens)."""
     return adapters.run_train_bpe(input_path=input_path, vocab_size=vocab_size, special_tokens=special_tokens)
 
@@ -55,14 +51,14 @@ class BPETokenizer:
         self._out = _appended_ids(self._tok, vocab, list(dict.fromkeys(special_tokens or [])))
         self._in = {kit: theirs for theirs, kit in self._out.items()}
 
-    def encode(self, text: str) -> Answer:
+    def encode(self, text: str) -> object:
         ids = self._tok.encode(text)
         return [_mapped(self._out, i) for i in ids] if self._out else ids
 
-    def decode(self, ids: list[int]) -> Answer:
+    def decode(self, ids: list[int]) -> object:
         return self._tok.decode([_mapped(self._in, i) for i in ids] if self._in else ids)
 
-    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[Answer]:
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[object]:
         for i in self._tok.encode_iterable(iterable):
             yield _mapped(self._out, i)
 
@@ -73,7 +69,7 @@ def _mapped(ids: dict[int, int], i: object):
     return ids.get(i, i) if type(i) is int else i
 
 
-def _appended_ids(tok: Any, vocab: dict[int, bytes], specials: list[str]):
+def _appended_ids(tok: object, vocab: dict[int, bytes], specials: list[str]):
     """{the tokenizer's id: the kit's id} for the special tokens it appended, as a permutation of
     both sets of ids (so no two ids ever read the same); {} when they already agree. A token's id
     is what encode gives for it alone, or else the new id that decode turns into it (a tokenizer
@@ -102,7 +98,7 @@ def _appended_ids(tok: Any, vocab: dict[int, bytes], specials: list[str]):
     return {theirs: kit for theirs, kit in out.items() if theirs != kit}
 
 
-def _decodes_to(tok: Any, i: int, token: str):
+def _decodes_to(tok: object, i: int, token: str):
     try:
         return tok.decode([i]) == token
     except Exception:

@@ -21,13 +21,12 @@ import base64
 import json
 import math
 from collections.abc import Callable
-from typing import Any
 
 # Which object a tag names: the worker's `handle(obj)` gives a tag for an object the wire does not
 # carry (None: not one of its own); the trusted side's `handle(id, class name)` builds a proxy for a
 # remote object (id None: a callable, called by its name).
 Tagger = Callable[[object], dict | None]
-ProxyMaker = Callable[[int | None, str], Any]
+ProxyMaker = Callable[[int | None, str], object]
 
 # A reply is parsed into Python objects many times its size (an empty list costs ~60 bytes for the
 # 3 bytes "[],"), so both its length and its number of containers are capped: the grader's own
@@ -73,7 +72,7 @@ def too_big(value: object) -> dict | None:
 
 
 # ---------------------------------------------------------------------------------------- encoding
-def encode(value: object, *, handle: Tagger | None = None, depth: int = 0) -> Any:
+def encode(value: object, *, handle: Tagger | None = None, depth: int = 0) -> object:
     """A JSON-ready structure for `value`. `handle(obj)` turns other objects into a tag (or None)."""
     if depth > MAX_DEPTH:
         raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
@@ -160,7 +159,7 @@ def _encode_subclass(value: object, handle: Tagger | None, depth: int):
     return {"o": [type(value).__name__, shown[:300]]}
 
 
-def dumps(message: Any) -> bytes:
+def dumps(message: object) -> bytes:
     """One wire line (ASCII, newline-terminated) for an already-encoded message."""
     return json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
 
@@ -187,7 +186,7 @@ def _reject_constant(name: str):
     raise WireError(f"bare {name} is not allowed on the wire")
 
 
-def loads(line: bytes) -> Any:
+def loads(line: bytes) -> object:
     """Parse one line into raw JSON (objects as lists of pairs), enforcing the size cap."""
     if len(line) > MAX_LINE:
         raise WireError(f"message of {len(line)} bytes is over the {MAX_LINE}-byte limit")
@@ -208,7 +207,7 @@ class _Pairs(list):
 _SCALARS = frozenset({int, str, bool, float, type(None)})  # what `decode` returns as it is
 
 
-def decode(raw: Any, *, handle: ProxyMaker | None = None, depth: int = 0) -> Any:
+def decode(raw: object, *, handle: ProxyMaker | None = None, depth: int = 0) -> object:
     """Exact builtin values from raw JSON. `handle(id, cls)` builds remote-object proxies."""
     if depth > MAX_DEPTH:
         raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
@@ -233,17 +232,17 @@ def decode(raw: Any, *, handle: ProxyMaker | None = None, depth: int = 0) -> Any
 _MALFORMED = object()
 
 
-def _malformed(body: Any, handle: ProxyMaker | None, depth: int):
+def _malformed(body: object, handle: ProxyMaker | None, depth: int):
     return _MALFORMED
 
 
-def _decode_tuple(body: Any, handle: ProxyMaker | None, depth: int):
+def _decode_tuple(body: object, handle: ProxyMaker | None, depth: int):
     if type(body) is not list:
         return _MALFORMED
     return tuple(decode(v, handle=handle, depth=depth) for v in body)
 
 
-def _decode_bytes(body: Any, handle: ProxyMaker | None, depth: int):
+def _decode_bytes(body: object, handle: ProxyMaker | None, depth: int):
     if type(body) is not str:
         return _MALFORMED
     try:
@@ -252,7 +251,7 @@ def _decode_bytes(body: Any, handle: ProxyMaker | None, depth: int):
         raise WireError("bad base64 in a bytes value") from None
 
 
-def _decode_dict(body: Any, handle: ProxyMaker | None, depth: int):
+def _decode_dict(body: object, handle: ProxyMaker | None, depth: int):
     if type(body) is not list:
         return _MALFORMED
     out = {}
@@ -268,17 +267,17 @@ def _decode_dict(body: Any, handle: ProxyMaker | None, depth: int):
     return out
 
 
-def _decode_float(body: Any, handle: ProxyMaker | None, depth: int):
+def _decode_float(body: object, handle: ProxyMaker | None, depth: int):
     return float(body) if body in ("nan", "inf", "-inf") else _MALFORMED
 
 
-def _decode_opaque(body: Any, handle: ProxyMaker | None, depth: int):
+def _decode_opaque(body: object, handle: ProxyMaker | None, depth: int):
     if type(body) is list and len(body) == 2 and all(type(x) is str for x in body):
         return Opaque(body[0][:100], body[1][:300])
     return _MALFORMED
 
 
-def _decode_handle(body: Any, handle: ProxyMaker | None, depth: int):
+def _decode_handle(body: object, handle: ProxyMaker | None, depth: int):
     if (
         handle is not None
         and type(body) is list
@@ -290,7 +289,7 @@ def _decode_handle(body: Any, handle: ProxyMaker | None, depth: int):
     return _MALFORMED
 
 
-def _decode_callable(body: Any, handle: ProxyMaker | None, depth: int):
+def _decode_callable(body: object, handle: ProxyMaker | None, depth: int):
     if handle is not None and type(body) is str:
         return handle(None, body[:100])
     return _MALFORMED
@@ -308,7 +307,7 @@ _TAGS = {
 }
 
 
-def envelope(raw: Any) -> dict:
+def envelope(raw: object) -> dict:
     """The top level of a message: an object with distinct string keys (its values stay raw)."""
     if type(raw) is not _Pairs:
         raise WireError("a message must be a JSON object")
@@ -320,7 +319,7 @@ def envelope(raw: Any) -> dict:
     return out
 
 
-def decode_plain(raw: Any, resolve: Callable[[int], object] | None = None) -> Any:
+def decode_plain(raw: object, resolve: Callable[[int], object] | None = None) -> object:
     """Worker-side decoding of trusted requests: same tags, plus iterators and object references."""
     if type(raw) is list:
         return [decode_plain(v, resolve) for v in raw]

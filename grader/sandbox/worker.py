@@ -10,6 +10,7 @@ the pipe fds named in its config; stdout/stderr belong to the student's prints.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -17,7 +18,6 @@ import sys
 import traceback
 import types
 from collections.abc import Callable
-from typing import Any, BinaryIO
 
 from . import _linux, importing, wire
 from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
@@ -90,7 +90,7 @@ def within_hard_limit(which: int, soft: int, hard: int) -> tuple[int, int]:
 
 # ------------------------------------------------------------------------------------ serving
 class Worker:
-    def __init__(self, config: dict, rfile: BinaryIO, wfile: BinaryIO) -> None:
+    def __init__(self, config: dict, rfile: io.BufferedReader, wfile: io.BufferedWriter) -> None:
         self.config, self.rfile, self.wfile = config, rfile, wfile
         self.module = None
         self.objects: dict[int, object] = {}
@@ -120,13 +120,13 @@ class Worker:
         return self.bpe() if ref == 0 else self.objects[ref]
 
     # -- operations ------------------------------------------------------------------------
-    def op_getattr(self, msg: dict) -> Any:
+    def op_getattr(self, msg: dict) -> object:
         value = getattr(self.target(msg["target"]), msg["name"])
         if callable(value) and not hasattr(type(value), "__next__"):
             return {"c": msg["name"]}
         return wire.encode(value, handle=self.handle)
 
-    def op_call(self, msg: dict) -> Any:
+    def op_call(self, msg: dict) -> object:
         fn = self.target(msg["target"])
         for name in msg["path"]:
             fn = getattr(fn, name)
@@ -162,7 +162,7 @@ class Worker:
         return count
 
     # -- the loop ----------------------------------------------------------------------------
-    def send(self, message: Any) -> None:
+    def send(self, message: object) -> None:
         self.wfile.write(wire.dumps(message))
         self.wfile.flush()
 
