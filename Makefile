@@ -71,7 +71,7 @@ lock: $(VENV)/.dev
 # The grader's messages in every language but English (grader/i18n.py): extract them from the code and
 # the students' page templates, merge them into each catalogue (new ones untranslated, gone ones
 # dropped), compile the .mo that grading reads. The .mo is committed: a grade needs no Babel.
-# tests/kit/test_messages_catalogue.py fails while a message is untranslated or the .mo is stale.
+# tests/kit/grader/test_messages_catalogue.py fails while a message is untranslated or the .mo is stale.
 LOCALE := grader/locale
 BABEL := $(VENV)/bin/pybabel
 locale: $(VENV)/.dev

@@ -1,9 +1,9 @@
 """The fixed words of the handout's generated tables, in each language of the handout.
 
 `python -m assignment.build` fills these templates with the rubric's names and the grader's
-numbers; each language has the same templates with the same fields (tests/kit/test_handout_rubric.py),
-so a table cannot say more in one language than in the other. Chinese follows the handout's
-glossary (assignment/zh/glossary.md).
+numbers; each language has the same templates with the same fields
+(tests/kit/assignment/test_handout_rubric.py), so a table cannot say more in one language than in
+the other. Chinese follows the handout's glossary (assignment/zh/glossary.md).
 """
 
 from __future__ import annotations

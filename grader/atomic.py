@@ -26,7 +26,7 @@ def temp_beside(path: Path) -> tuple[int, str]:
     return fd, tmp
 
 
-def write_json_atomic(path: Path, data) -> None:
+def write_json_atomic(path: Path, data: object) -> None:
     """Write JSON to `path` so readers see the old file or the new one, never half of one."""
     fd, tmp = temp_beside(path)
     try:

@@ -19,7 +19,7 @@ from .i18n import _
 # ------------------------------------------------------------------------------ the speed gates
 # Each factor sits between the slowest right submission and the fastest wrong-by-design one, about
 # at their geometric mean, with room on both sides for a busy machine (bench/CALIBRATION.md).
-# tests/kit/test_suite_graded.py fails when the reference's speed drifts away from them.
+# tests/kit/graded/test_suite_graded.py fails when the reference's speed drifts away from them.
 FACTORS = {"train": 16.0, "encode": 24.0}
 # A run that has used ABORT_AT x its budget of CPU time is stopped (grader/checks/speed.py): it
 # cannot pass anyway. The stop is on CPU time like the budget: a stop on wall time moves with the

@@ -19,6 +19,7 @@ import itertools
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from data.corpus import EOT
 
@@ -39,6 +40,11 @@ from .budgets import (
 )
 from .measured import run_file, shared, shared_text
 from .paths import CALIBRATION_FILE, SOLUTION, TEST_TIMES_FILE
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from grader.sandbox.kit import Bpe, StudentObject
 
 
 @functools.lru_cache(maxsize=8)
@@ -76,7 +82,7 @@ def write_stream_file(directory: Path) -> Path:
     return path
 
 
-def encode_tokenizer_parts():
+def encode_tokenizer_parts() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]], list[str]]:
     from grader.checks import golden
 
     case = golden.TrainCase(golden.root("public"), ENCODE_TRAIN_CASE)
@@ -118,12 +124,12 @@ def yardstick_seconds(repeat: int = 3) -> float:
     return best
 
 
-def time_training(bpe, corpus: Path) -> float:
+def time_training(bpe: Bpe, corpus: Path) -> float:
     bpe.train_bpe(Path(corpus), TRAIN_VOCAB_SIZE, [EOT])
     return bpe.kit.last_call.cpu_s
 
 
-def time_encoding(bpe, tok, text: str) -> float:
+def time_encoding(bpe: Bpe, tok: StudentObject, text: str) -> float:
     tok.encode(text)
     return bpe.kit.last_call.cpu_s
 
@@ -278,7 +284,7 @@ def public_test_times(text: str) -> str:
 
 
 @contextlib.contextmanager
-def reset():
+def reset() -> Iterator[None]:
     """For tests: forget cached budgets before and after."""
     _cache.clear()
     try:

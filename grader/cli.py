@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def zip_submission(args) -> int:
+def zip_submission(args: argparse.Namespace) -> int:
     try:
         names = packing.pack(args.folder, args.out)
     except PackingError as e:
@@ -142,7 +142,7 @@ def zip_submission(args) -> int:
     return 0
 
 
-def request_of(args) -> GradeRequest:
+def request_of(args: argparse.Namespace) -> GradeRequest:
     """The grade `bpe-kit grade`'s options ask for."""
     return GradeRequest(
         tests=args.tests or None,
@@ -160,7 +160,7 @@ def request_of(args) -> GradeRequest:
     )
 
 
-def grade(args) -> int:
+def grade(args: argparse.Namespace) -> int:
     try:
         if not args.inprocess:
             args.out.mkdir(parents=True, exist_ok=True)

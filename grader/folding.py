@@ -9,12 +9,16 @@ terminal table) says it in these words.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from . import i18n
 from .charges import CAP
 from .i18n import _
 from .scoring import Scored
 from .terms import Status
+
+if TYPE_CHECKING:
+    from .rubric import Entry
 
 
 def output_note(output: str) -> str:
@@ -123,5 +127,5 @@ class Indexed:
     scored: Scored
 
     @property
-    def entry(self):
+    def entry(self) -> Entry:
         return self.scored.entry

@@ -117,7 +117,7 @@ def run(root: Path) -> dict:
     return withhold_hidden(results)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m grader.gradescope")
     ap.add_argument("--root", type=Path, default=Path("/autograder"))
     ap.add_argument(

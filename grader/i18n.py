@@ -20,8 +20,12 @@ from __future__ import annotations
 import contextlib
 import gettext
 import os
+from typing import TYPE_CHECKING
 
 from .paths import LOCALE_DIR
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
 
 DOMAIN = "grader"
 ENGLISH = "en"
@@ -57,7 +61,7 @@ def argument(value: str) -> str:
     return lang
 
 
-def from_environment(environ=None) -> str:
+def from_environment(environ: Mapping[str, str] | None = None) -> str:
     """The language the environment asks for, as gettext decides it: the first item of LANGUAGE
     the kit has, else the first of LC_ALL, LC_MESSAGES, LANG that is set; English otherwise."""
     environ = os.environ if environ is None else environ
@@ -96,7 +100,7 @@ def current() -> str:
 
 
 @contextlib.contextmanager
-def speaking(lang: str):
+def speaking(lang: str) -> Iterator[None]:
     """`lang` inside, the language before it after."""
     before = _current
     use(lang)
@@ -122,7 +126,7 @@ def sentences(*parts: str) -> str:
     return gap.join(p for p in parts if p)
 
 
-def listing(items) -> str:
+def listing(items: Iterable[str]) -> str:
     """Items of a list in a sentence: '2.4, 2.5' in English, '2.4、2.5' in Chinese."""
     return ("、" if _current == "zh" else ", ").join(items)
 

@@ -118,7 +118,7 @@ def _entry(t: dict, where: str) -> Entry:
     return entry
 
 
-def _check_total(path: Path, declared, entries: list[Entry]) -> None:
+def _check_total(path: Path, declared: object, entries: list[Entry]) -> None:
     """A declared total must be what the points add up to (a slip in one entry's points)."""
     if declared is None:
         return
@@ -161,6 +161,6 @@ def _based(path: Path, data: dict) -> list[dict]:
     return [base[i] | changes.get(i, {}) for i in base if i not in left_out]
 
 
-def number_key(number: str):
+def number_key(number: str) -> list[tuple[int, int, str]]:
     """Sort "1.2" before "1.10"; non-numeric parts (like "E.1") sort after digits."""
     return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in number.split(".")]

@@ -12,7 +12,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from . import i18n
 
 
-def _num(x) -> str:
+def _num(x: float | None) -> str:
     """2 decimals at most, no trailing zeros; blank for a figure that was not measured."""
     return "" if x is None else f"{round(x, 2):g}"
 

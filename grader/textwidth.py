@@ -46,7 +46,7 @@ def _wide(c: str) -> bool:
 class Wrapper(textwrap.TextWrapper):
     """textwrap.TextWrapper, measured in columns, breaking between wide characters too."""
 
-    def _split(self, text):
+    def _split(self, text: str):
         chunks = super()._split(text)
         if text.isascii():
             return chunks
@@ -55,7 +55,7 @@ class Wrapper(textwrap.TextWrapper):
             out += _cjk_pieces(chunk)
         return out
 
-    def _handle_long_word(self, reversed_chunks, cur_line, cur_len, width_):
+    def _handle_long_word(self, reversed_chunks: list[str], cur_line: list[str], cur_len: int, width_: int):
         space_left = 1 if width_ < 1 else width_ - cur_len
         if self.break_long_words:
             chunk = reversed_chunks[-1]
@@ -70,7 +70,7 @@ class Wrapper(textwrap.TextWrapper):
         elif not cur_line:
             cur_line.append(reversed_chunks.pop())
 
-    def _wrap_chunks(self, chunks):
+    def _wrap_chunks(self, chunks: list[str]):
         """textwrap's own loop (CPython 3.11), with len() replaced by `width`."""
         lines = []
         if self.width <= 0:

@@ -2,7 +2,7 @@
 
 The textbook reference (``solution/bpe``) merges every pre-token by rank and
 pre-tokenizes with ``regex``. This contender keeps its trainer and its API
-and adds, exactly (``tests/kit/test_bench_fast_paths.py`` checks them against
+and adds, exactly (``tests/kit/bench/fast_paths/test_fast_paths.py`` checks them against
 the plain algorithms):
 
 - pre-tokenization in stdlib ``re``, with GPT-2's ``\\p{L}``/``\\p{N}``

@@ -13,22 +13,31 @@ in another way, that failure is a second, different bug, charged on its own.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from grader.checks import golden
 from grader.checks.diagnose import Diagnosed, Finding
 from grader.checks.messages import explain_finding
 from grader.terms import Cause
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 WHERE = "BPETokenizer.__init__"
 
 
-def missing(vocab: dict, special_tokens) -> list[str]:
+def missing(vocab: dict, special_tokens: Iterable[str] | None) -> list[str]:
     """The special tokens the vocab does not hold, in the order given, each once."""
     held = set(vocab.values())
     return [s for s in dict.fromkeys(special_tokens or []) if s.encode("utf-8") not in held]
 
 
-def graded(vocab: dict, special_tokens, make: Callable[[dict], object], run: Callable[[dict], None]) -> None:
+def graded(
+    vocab: dict,
+    special_tokens: Iterable[str] | None,
+    make: Callable[[dict], object],
+    run: Callable[[dict], None],
+) -> None:
     """`run(vocab)`: the test's checks on a tokenizer built from `vocab` (`make(vocab)` builds one).
     A failure that the special tokens missing from `vocab` alone explain is raised as that fault
     (see the module's words); any other failure as it is."""

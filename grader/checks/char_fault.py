@@ -10,10 +10,15 @@ right vocab, is one fault too, whatever the text.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from grader.checks import oracles_here
 from grader.checks.diagnose import Diagnosed
 from grader.i18n import N_, _
+
+if TYPE_CHECKING:
+    from grader.sandbox.kit import Bpe, StudentObject
 
 MERGE = {
     "key": "merge()",
@@ -36,7 +41,7 @@ def cause(fault: dict) -> dict:
 
 
 @contextlib.contextmanager
-def one_fault(find):
+def one_fault(find: Callable[[], dict | None]) -> Iterator[None]:
     """A failure inside is charged as `find()`'s fault (a cause, or None: charged as it is)."""
     try:
         yield
@@ -49,7 +54,7 @@ def one_fault(find):
         raise Diagnosed(str(failure), found) from None
 
 
-def training_fault(bpe, text: str, num_merges: int, model) -> dict | None:
+def training_fault(bpe: Bpe, text: str, num_merges: int, model: StudentObject) -> dict | None:
     """The one fault that makes `model` the answer of CharBPE.train(text, num_merges), or None."""
     from grader.oracles import char_bpe
 
@@ -64,7 +69,9 @@ def training_fault(bpe, text: str, num_merges: int, model) -> dict | None:
     return None
 
 
-def round_trip_fault(bpe, model, text: str, trained_on: str, num_merges: int) -> dict | None:
+def round_trip_fault(
+    bpe: Bpe, model: StudentObject, text: str, trained_on: str, num_merges: int
+) -> dict | None:
     """merge() when it alone breaks the round trip of `text`: the model is its training with the
     student's merge() (`training_fault`), its ids are the contract's encoding with that merge(),
     and its decode joins their strings, as the contract's does."""
@@ -81,14 +88,14 @@ def round_trip_fault(bpe, model, text: str, trained_on: str, num_merges: int) ->
     return cause(MERGE) if model.decode(ids) == "".join(vocab[i] for i in ids) else None
 
 
-def _state(model) -> tuple[list, list]:
+def _state(model: StudentObject) -> tuple[list, list]:
     import json
 
     return list(model.vocab), json.loads(json.dumps(model.merges))
 
 
-def _students_merge(bpe):
-    def merge(ids: list[int], pair, new_id: int) -> list[int]:
+def _students_merge(bpe: Bpe):
+    def merge(ids: list[int], pair: Sequence[int], new_id: int) -> list[int]:
         got = bpe.merge(list(ids), tuple(pair), new_id)
         if not isinstance(got, list):
             raise TypeError("merge() did not return a list")
@@ -97,7 +104,7 @@ def _students_merge(bpe):
     return merge
 
 
-def asked(find) -> dict | None:
+def asked(find: Callable[[], dict | None]) -> dict | None:
     """`find()`, or None when the student's code cannot answer it (an error, a call that does not end)."""
     from grader.errors import GradingAbort
 

@@ -19,11 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from grader.checks.batched import cuts_cleanly
 from grader.checks.encoding_check import unknown_id
 from grader.checks.shapes import check_ids
 from grader.i18n import N_, _
+
+if TYPE_CHECKING:
+    from grader.sandbox.kit import StudentObject
 
 PAIR_CUTS_UP_TO = 24  # characters: texts this short are also cut at every pair of points
 # Chunkings per stream: a few KB, so an encode_iterable that is slow on a long stream (it re-reads
@@ -56,7 +60,7 @@ def chunkings(text: str) -> list[list[str]]:
     return family
 
 
-def _encode_iterable(tok, chunks: list[str]) -> list[int]:
+def _encode_iterable(tok: StudentObject, chunks: list[str]) -> list[int]:
     return check_ids(list(tok.encode_iterable(chunks)), "encode_iterable(...)")
 
 
@@ -76,7 +80,12 @@ def _differ(vocab: dict[int, bytes], expected: list[int], got: list[int]) -> lis
 
 
 def first_failure(
-    tok, vocab: dict[int, bytes], specials: list[str], text: str, expected: list[int], encode: Callable
+    tok: StudentObject,
+    vocab: dict[int, bytes],
+    specials: list[str],
+    text: str,
+    expected: list[int],
+    encode: Callable,
 ) -> Failure | None:
     """None when every chunking of `text` gives `expected` (encode's ids, already checked right);
     else the smallest failing chunking, with both ids."""
@@ -116,7 +125,7 @@ def first_failure(
     return None if found is None else _failure(vocab, text, *found)
 
 
-def _gives(tok, stream: list[str], want: list[int]) -> bool:
+def _gives(tok: StudentObject, stream: list[str], want: list[int]) -> bool:
     try:
         return _encode_iterable(tok, stream) == want
     except Exception:  # a fault of its own shows again on the chunkings one by one
@@ -124,7 +133,7 @@ def _gives(tok, stream: list[str], want: list[int]) -> bool:
 
 
 def _first_wrong(
-    tok, family: list[list[str]], expected: list[int]
+    tok: StudentObject, family: list[list[str]], expected: list[int]
 ) -> tuple[list[str], list[int], list[int]] | None:
     for chunks in family:
         got = _encode_iterable(tok, chunks)
@@ -133,7 +142,9 @@ def _first_wrong(
     return None
 
 
-def _failure(vocab, text: str, chunks: list[str], expected: list[int], got: list[int]) -> Failure:
+def _failure(
+    vocab: dict[int, bytes], text: str, chunks: list[str], expected: list[int], got: list[int]
+) -> Failure:
     lines = [
         _(
             "{call} should give the ids of {joined}, the joined text (your encode gives the right ones):"
@@ -145,7 +156,11 @@ def _failure(vocab, text: str, chunks: list[str], expected: list[int], got: list
 
 
 def judge(
-    tok, vocab: dict[int, bytes], specials: list[str], texts: list[tuple[str, list[int]]], encode: Callable
+    tok: StudentObject,
+    vocab: dict[int, bytes],
+    specials: list[str],
+    texts: list[tuple[str, list[int]]],
+    encode: Callable,
 ) -> tuple[Failure | None, list[str]]:
     """(the first failure, shortest text first, or None; the texts left unjudged because `encode`
     itself gives them wrong ids). Only texts whose encode is right are judged: a wrong encode is

@@ -14,11 +14,17 @@ from __future__ import annotations
 import contextlib
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import regex
 
 from grader.checks.gpt2 import GPT2_PATTERN
 from grader.terms import Cause
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from grader.sandbox.kit import Bpe, StudentObject
 
 PIECE_STAGES = ("split_on_special_tokens", "pretokenize")  # the stages that cut the text
 MAX_PIECES = 40  # a long corpus is diagnosed on its first pieces: enough to meet any systematic fault
@@ -47,12 +53,12 @@ class Finding:
 class Diagnosed(AssertionError):
     """A failed check whose cause was diagnosed: `cause` is data, read by grader/suite/outcome.py."""
 
-    def __init__(self, message: str, cause: dict):
+    def __init__(self, message: str, cause: dict) -> None:
         super().__init__(message)
         self.cause = cause
 
 
-def reference_split(text: str, special_tokens) -> list[str]:
+def reference_split(text: str, special_tokens: Iterable[str] | None) -> list[str]:
     """The contract's split_on_special_tokens: literal, longest first, no empty pieces."""
     specials = sorted(dict.fromkeys(special_tokens or []), key=len, reverse=True)
     if not specials:
@@ -65,7 +71,7 @@ def reference_pretokenize(text: str) -> list[str]:
     return regex.findall(GPT2_PATTERN, text)
 
 
-def _call(function, *args):
+def _call(function: Callable, *args):
     """The submission's answer, or None when it cannot give one (a stub, an error): such a stage is
     not diagnosed here, its own test reports it. A call that does not end stops the diagnosis."""
     from grader.errors import CallTimeout
@@ -79,7 +85,7 @@ def _call(function, *args):
 
 
 @contextlib.contextmanager
-def _bounded(bpe):
+def _bounded(bpe: Bpe):
     from grader.errors import CallTimeout
 
     try:
@@ -89,7 +95,7 @@ def _bounded(bpe):
         pass
 
 
-def _smallest_pretokenize_difference(bpe, piece: str, expected: list[str], got) -> Finding:
+def _smallest_pretokenize_difference(bpe: Bpe, piece: str, expected: list[str], got: object) -> Finding:
     """Narrow a long piece to the few pre-tokens around the first difference, when that still differs."""
     got_list = got if isinstance(got, list) else []
     k = next(
@@ -105,7 +111,7 @@ def _smallest_pretokenize_difference(bpe, piece: str, expected: list[str], got) 
     return Finding("pretokenize", "pretokenize", piece, expected, got)
 
 
-def first_difference_in_pieces(bpe, text: str, special_tokens) -> Finding | None:
+def first_difference_in_pieces(bpe: Bpe, text: str, special_tokens: Iterable[str] | None) -> Finding | None:
     """Does the submission's split_on_special_tokens, then its pretokenize, agree with the contract
     on `text`? None when both agree (or cannot be asked: the CS336 contract has neither function)."""
     if getattr(bpe.kit, "contract", "kit") == "cs336":
@@ -116,7 +122,7 @@ def first_difference_in_pieces(bpe, text: str, special_tokens) -> Finding | None
     return found
 
 
-def _pieces(bpe, text: str, special_tokens) -> Finding | None:
+def _pieces(bpe: Bpe, text: str, special_tokens: Iterable[str] | None) -> Finding | None:
     specials = list(dict.fromkeys(special_tokens or []))
     expected = reference_split(text, specials)
     if specials:
@@ -135,7 +141,7 @@ def _pieces(bpe, text: str, special_tokens) -> Finding | None:
     return None
 
 
-def student_pretokens(bpe, text: str, special_tokens) -> Counter | None:
+def student_pretokens(bpe: Bpe, text: str, special_tokens: Iterable[str] | None) -> Counter | None:
     """How often each pre-token (as bytes) occurs in `text` cut by the submission's own
     split_on_special_tokens and pretokenize: what its trainer saw. None when they cannot all be
     asked (a stub, an error, a call that does not end, the CS336 contract)."""
@@ -147,14 +153,14 @@ def student_pretokens(bpe, text: str, special_tokens) -> Counter | None:
     return counts
 
 
-def _student_pretokens(bpe, text: str, specials: list[str]) -> Counter | None:
+def _student_pretokens(bpe: Bpe, text: str, specials: list[str]) -> Counter | None:
     cut = _student_cut(bpe, text, specials)
     if cut is None:
         return None
     return Counter(w.encode("utf-8", "surrogatepass") for w, special in cut if not special)
 
 
-def student_cut(bpe, text: str, special_tokens) -> list[tuple[str, bool]] | None:
+def student_cut(bpe: Bpe, text: str, special_tokens: Iterable[str] | None) -> list[tuple[str, bool]] | None:
     """`text` as the submission's own functions cut it: (pre-token or special token, is special),
     in order. None when they cannot all be asked (see `student_pretokens`)."""
     if getattr(bpe.kit, "contract", "kit") == "cs336":
@@ -165,7 +171,7 @@ def student_cut(bpe, text: str, special_tokens) -> list[tuple[str, bool]] | None
     return cut
 
 
-def _student_cut(bpe, text: str, specials: list[str]) -> list[tuple[str, bool]] | None:
+def _student_cut(bpe: Bpe, text: str, specials: list[str]) -> list[tuple[str, bool]] | None:
     pieces = _call(bpe.split_on_special_tokens, text, specials) if specials else [text]
     if not isinstance(pieces, list) or not all(isinstance(p, str) for p in pieces):
         return None
@@ -181,7 +187,9 @@ def _student_cut(bpe, text: str, specials: list[str]) -> list[tuple[str, bool]] 
     return out
 
 
-def first_difference_in_specials(expected: dict, got, special_tokens, where: str) -> Finding | None:
+def first_difference_in_specials(
+    expected: dict, got: object, special_tokens: Iterable[str] | None, where: str
+) -> Finding | None:
     """Each special token in the vocab once: never missing, never twice."""
     if not isinstance(got, dict):
         return None
@@ -196,7 +204,9 @@ def first_difference_in_specials(expected: dict, got, special_tokens, where: str
     return None
 
 
-def first_difference_in_vocab(expected: dict, got, special_tokens, where: str) -> Finding | None:
+def first_difference_in_vocab(
+    expected: dict, got: object, special_tokens: Iterable[str] | None, where: str
+) -> Finding | None:
     """The vocab's layout: each special token once, then every id as expected."""
     found = first_difference_in_specials(expected, got, special_tokens, where)
     if found or not isinstance(got, dict):
@@ -212,14 +222,16 @@ def first_difference_in_vocab(expected: dict, got, special_tokens, where: str) -
 
 
 def first_difference_in_tokenizer(
-    bpe, tok, text: str, special_tokens, expected_vocab: dict
+    bpe: Bpe, tok: StudentObject, text: str, special_tokens: Iterable[str] | None, expected_vocab: dict
 ) -> Finding | None:
     """The stages before merging, for `tok.encode(text)`: the pieces, then the tokenizer's vocab."""
     found = first_difference_in_pieces(bpe, text, special_tokens)
     return found or first_difference_in_tokenizer_vocab(bpe, tok, special_tokens, expected_vocab)
 
 
-def first_difference_in_tokenizer_vocab(bpe, tok, special_tokens, expected_vocab: dict) -> Finding | None:
+def first_difference_in_tokenizer_vocab(
+    bpe: Bpe, tok: StudentObject, special_tokens: Iterable[str] | None, expected_vocab: dict
+) -> Finding | None:
     """The vocab `tok` holds against the expected one. The CS336 contract allows any ids for the
     special tokens it appends: there, only their presence (once each) is checked."""
     vocab = vocab_of(bpe, tok)
@@ -228,7 +240,7 @@ def first_difference_in_tokenizer_vocab(bpe, tok, special_tokens, expected_vocab
     return first_difference_in_vocab(expected_vocab, vocab, special_tokens, "BPETokenizer.__init__")
 
 
-def vocab_of(bpe, tok):
+def vocab_of(bpe: Bpe, tok: StudentObject) -> object:
     """The tokenizer's vocab, or None when it cannot be read."""
     vocab = None
     with _bounded(bpe):

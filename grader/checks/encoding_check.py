@@ -6,6 +6,7 @@ import contextlib
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from grader.checks import appended, golden, oracles_here
 from grader.checks.batched import encoded_apart
@@ -23,6 +24,13 @@ from grader.checks.shapes import check_ids
 from grader.i18n import N_, _
 from grader.terms import Cause
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from grader.checks.diagnose import Finding
+    from grader.oracles.encoder import TrustedEncoder
+    from grader.sandbox.kit import Bpe, StudentObject
+
 
 @dataclass
 class TokenizerFacts:
@@ -33,7 +41,9 @@ class TokenizerFacts:
     merges: list | None = None  # to prove a fault before merging the only one (`pieces_explain`)
 
     @classmethod
-    def of(cls, vocab: dict[int, bytes], special_tokens=None, merges=None) -> TokenizerFacts:
+    def of(
+        cls, vocab: dict[int, bytes], special_tokens: Iterable[str] | None = None, merges: list | None = None
+    ) -> TokenizerFacts:
         specials = list(dict.fromkeys(special_tokens or []))
         return cls(golden.with_specials(vocab, specials), specials, merges)
 
@@ -41,7 +51,7 @@ class TokenizerFacts:
         return min(i for i, t in self.vocab.items() if t == token)
 
 
-def with_tokenizer(bpe, visibility: str, name: str, body: Callable) -> None:
+def with_tokenizer(bpe: Bpe, visibility: str, name: str, body: Callable) -> None:
     """`body(make, case, facts)`: a test's checks on the golden case's tokenizer (`make()` builds
     one), with the facts of a correct tokenizer from the same vocab. A failure that the special
     tokens missing from the case's vocab alone explain is proven so (grader/checks/appended.py)."""
@@ -57,7 +67,7 @@ def with_tokenizer(bpe, visibility: str, name: str, body: Callable) -> None:
     appended.graded(case.train.vocab, case.special_tokens, make, run)
 
 
-def pieces_explain(bpe, facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+def pieces_explain(bpe: Bpe, facts: TokenizerFacts, text: str, got: list[int]) -> bool:
     """True when `got` is exactly what a correct encoder gives on the pre-tokens the submission's
     own split_on_special_tokens and pretokenize make of `text`: then a fault in those functions is
     the only fault of these ids (`one_fault`, grader/charges.py)."""
@@ -75,7 +85,9 @@ def pieces_explain(bpe, facts: TokenizerFacts, text: str, got: list[int]) -> boo
         return False
 
 
-def diagnosed_pieces(bpe, facts: TokenizerFacts, finding, text: str, got, message: str, exercised: str):
+def diagnosed_pieces(
+    bpe: Bpe, facts: TokenizerFacts, finding: Finding, text: str, got: list[int], message: str, exercised: str
+) -> Diagnosed:
     """The failure to raise for a diagnosed stage of `text`, proven the only fault when it is."""
     failure = diagnosed(finding, message, exercised)
     if finding.stage in PIECE_STAGES and pieces_explain(bpe, facts, text, got):
@@ -168,7 +180,7 @@ def merged_in_another_order(facts: TokenizerFacts, text: str, got: list[int]) ->
     return next(tokens, None) is None
 
 
-def _spelling(vocab: dict[int, bytes], tokens, raw: bytes) -> list[bytes] | None:
+def _spelling(vocab: dict[int, bytes], tokens: Iterator[int], raw: bytes) -> list[bytes] | None:
     """The tokens taken next from the iterator `tokens` that spell `raw` exactly; None when they
     do not."""
     made: list[bytes] = []
@@ -205,7 +217,9 @@ def specials_spelled_out(facts: TokenizerFacts, text: str, got: list[int]) -> bo
     return got == as_text or _spelled_piece_by_piece(facts, encoder, pieces, got)
 
 
-def _spelled_piece_by_piece(facts: TokenizerFacts, encoder, pieces: list[str], got: list[int]) -> bool:
+def _spelled_piece_by_piece(
+    facts: TokenizerFacts, encoder: TrustedEncoder, pieces: list[str], got: list[int]
+) -> bool:
     """Each ordinary piece's ids as a right encoder gives them; each special token, any tokens that
     spell its bytes."""
     tokens = iter(got)
@@ -221,8 +235,8 @@ def _spelled_piece_by_piece(facts: TokenizerFacts, encoder, pieces: list[str], g
 
 
 def check_encoded(
-    bpe,
-    tok,
+    bpe: Bpe,
+    tok: StudentObject,
     facts: TokenizerFacts,
     text: str,
     expected: list[int],
@@ -251,7 +265,9 @@ def check_encoded(
     raise AssertionError(message)
 
 
-def in_few_calls(tok, facts: TokenizerFacts, pairs: list[tuple[str, list[int]]]):
+def in_few_calls(
+    tok: StudentObject, facts: TokenizerFacts, pairs: list[tuple[str, list[int]]]
+) -> Iterator[tuple[str, list[int], list[int]]]:
     """(text, expected ids, `tok.encode(text)`) for each text to judge on its own, the others
     proven right in joined calls (grader/checks/batched.py)."""
     sep_id = facts.id_of(facts.special_tokens[0].encode("utf-8")) if facts.special_tokens else None
@@ -260,11 +276,11 @@ def in_few_calls(tok, facts: TokenizerFacts, pairs: list[tuple[str, list[int]]])
     )
 
 
-def check_encode_case(bpe, visibility: str, name: str, intro: str = "") -> None:
+def check_encode_case(bpe: Bpe, visibility: str, name: str, intro: str = "") -> None:
     """Encode every text of the case (stored shortest first) and explain the first wrong one; texts
     go in few calls (grader/checks/batched.py), so a slow call costs no correctness test."""
 
-    def body(make, case, facts):
+    def body(make: Callable[[], StudentObject], case: golden.EncodeCase, facts: TokenizerFacts):
         tok = make()
         for text, expected, got in in_few_calls(tok, facts, case.texts):
             check_encoded(bpe, tok, facts, text, expected, got, intro=intro)
@@ -273,7 +289,7 @@ def check_encode_case(bpe, visibility: str, name: str, intro: str = "") -> None:
 
 
 @contextlib.contextmanager
-def tokenizer_first(bpe, tok, facts: TokenizerFacts, exercised: str):
+def tokenizer_first(bpe: Bpe, tok: StudentObject, facts: TokenizerFacts, exercised: str) -> Iterator[None]:
     """A failure inside is blamed on the tokenizer's vocab when that already differs: a student is
     never sent to fix `save` (`exercised`) for a fault in `BPETokenizer.__init__`."""
     try:

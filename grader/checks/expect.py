@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grader.i18n import _
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-def expect_error(expected: type[BaseException], call, description: str, why: str) -> BaseException:
+
+def expect_error(
+    expected: type[BaseException], call: Callable[[], object], description: str, why: str
+) -> BaseException:
     """Run `call()`; return the exception if it is an `expected`; otherwise fail in plain words."""
     try:
         value = call()

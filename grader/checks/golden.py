@@ -25,16 +25,20 @@ import dataclasses
 import hashlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.checks.render import escape, unescape
 from grader.paths import FIXTURES
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
-def dump_json(obj) -> str:
+
+def dump_json(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def format_merges(merges) -> str:
+def format_merges(merges: Iterable[tuple[bytes, bytes]]) -> str:
     return "".join(f"{escape(a)} {escape(b)}\n" for a, b in merges)
 
 
@@ -116,7 +120,7 @@ def parse_steps(text: str) -> list[Step]:
 class Diagnostics:
     """What explains a wrong list of merges, read from a case folder (steps.txt, mistakes/*.txt)."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path) -> None:
         self.steps = parse_steps((folder / "steps.txt").read_text(encoding="ascii"))
         self.mistakes: dict[str, list[tuple[bytes, bytes]]] = {}
         if (folder / "mistakes").is_dir():
@@ -144,7 +148,7 @@ def format_id_digest(about: str, ids: list[int]) -> str:
 class IdDigest:
     """Expected ids of a long text, stored as their count and one hash per block (`speed/<gate>/ids.txt`)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         lines = [ln for ln in path.read_text(encoding="ascii").split("\n") if ln and not ln.startswith("#")]
         self.count = int(lines[0].split()[1])
         self.blocks = [ln.split()[1] for ln in lines[1:]]
@@ -163,7 +167,7 @@ class IdDigest:
 class TrainCase:
     """One golden training case, read from `<root>/train/<name>/`."""
 
-    def __init__(self, root: Path, name: str):
+    def __init__(self, root: Path, name: str) -> None:
         self.dir = root / "train" / name
         self.name = name
         meta = json.loads((self.dir / "case.json").read_text(encoding="utf-8"))
@@ -185,7 +189,7 @@ class TrainCase:
 class EncodeCase:
     """Golden encode case: a tokenizer (from a training case) and texts with their ids."""
 
-    def __init__(self, root: Path, name: str):
+    def __init__(self, root: Path, name: str) -> None:
         self.dir = root / "encode" / name
         meta = json.loads((self.dir / "tokenizer.json").read_text(encoding="utf-8"))
         self.train = TrainCase(root, meta["train_case"])
@@ -196,7 +200,7 @@ class EncodeCase:
 class SpeedTrainCase:
     """The training gate's check: its corpus is generated (too big to store), its first merges are here."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path) -> None:
         self.dir = root / "speed" / "train"
         meta = json.loads((self.dir / "case.json").read_text(encoding="utf-8"))
         self.corpus: tuple = tuple(meta["corpus"])
@@ -208,7 +212,7 @@ class SpeedTrainCase:
         return Diagnostics(self.dir)
 
 
-def with_specials(vocab: dict[int, bytes], special_tokens) -> dict[int, bytes]:
+def with_specials(vocab: dict[int, bytes], special_tokens: Iterable[str] | None) -> dict[int, bytes]:
     """The vocab a tokenizer holds: special tokens missing from it get the next free ids, in order."""
     vocab = dict(vocab)
     for special in dict.fromkeys(special_tokens or []):

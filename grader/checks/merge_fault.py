@@ -12,6 +12,8 @@ whose ties went another way, and nothing else.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from data.corpus import EOT
 from grader.checks import golden, oracles_here
 from grader.checks.messages import first_difference
@@ -19,6 +21,11 @@ from grader.checks.repeat_probe import repeats_fault
 from grader.checks.tie_probe import counts_confirmed
 from grader.i18n import N_, _
 from grader.terms import Cause
+
+if TYPE_CHECKING:
+    from collections import Counter
+    from collections.abc import Callable, Iterable
+    from pathlib import Path
 
 TIE_BREAK: Cause = {
     "key": "tie-break",
@@ -29,7 +36,12 @@ TIE_BREAK: Cause = {
 
 
 def merge_fault(
-    case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit", train=None
+    case: golden.TrainCase,
+    specials: list[str],
+    got: list,
+    vocab: object,
+    contract: str = "kit",
+    train: Callable[[Path, int], list] | None = None,
 ) -> Cause | None:
     """The cause (data) of wrong merges when one fault alone explains them: too few or too many
     merges (or none once the best pair occurs once), a cut where no listed special token is, another tie-break, exactly the merges of a
@@ -118,7 +130,7 @@ def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Ca
     return None
 
 
-def mistake_fault(diagnostics, got: list) -> Cause | None:
+def mistake_fault(diagnostics: golden.Diagnostics, got: list) -> Cause | None:
     """The classic mistake (grader/checks/mistakes.py) whose stored merges are exactly `got`, all
     of them: that mistake alone makes these merges."""
     from grader.checks.mistakes import BY_ID
@@ -139,7 +151,9 @@ def _inside_parentheses(name: str) -> str:
     return name
 
 
-def first_merges_fault(text: str, specials, expected: list, got: list, diagnostics) -> Cause | None:
+def first_merges_fault(
+    text: str, specials: Iterable[str], expected: list, got: list, diagnostics: golden.Diagnostics
+) -> Cause | None:
     """For a check of the first merges only (the training speed gate: `got` cut to as many as
     `expected`): the tie-break or the classic mistake that alone explains them, else None."""
     return tie_break_cause(text, specials, expected, got, diagnostics, stops_early=False) or mistake_fault(
@@ -174,7 +188,9 @@ def stops_at_once_fault(expected: list, got: list, steps: list) -> Cause | None:
     return dict(STOPS_AT_ONCE, summary=_(summary))
 
 
-def specials_not_counted_fault(text: str, specials, vocab_size: int, vocab, got: list, contract: str = "kit"):
+def specials_not_counted_fault(
+    text: str, specials: Iterable[str], vocab_size: int, vocab: object, got: list, contract: str = "kit"
+) -> Cause | None:
     """SPECIALS_NOT_COUNTED when `got` are exactly the merges a correct trainer learns from `text`
     with vocab_size - 256 merges allowed (one too many per special token) and the vocab follows
     them: for a check that has no stored merges to compare with (2.11's small vocab_size)."""
@@ -187,7 +203,9 @@ def specials_not_counted_fault(text: str, specials, vocab_size: int, vocab, got:
     return dict(SPECIALS_NOT_COUNTED, summary=_(summary))
 
 
-def merge_count_fault(expected: list, got: list, n_specials: int = 0, learned_up_to=None) -> Cause | None:
+def merge_count_fault(
+    expected: list, got: list, n_specials: int = 0, learned_up_to: Callable[[int], list] | None = None
+) -> Cause | None:
     """The merges are right but stop too early or go on too long: the count is the only fault.
     One merge too many per special token is one fault, however many special tokens a test has;
     fewer than that when the corpus runs out of pairs first, which `learned_up_to(limit)` (the
@@ -212,7 +230,13 @@ def merge_count_fault(expected: list, got: list, n_specials: int = 0, learned_up
 
 
 def tie_break_cause(
-    text: str, specials, expected: list, got: list, diagnostics, stops_early: bool, train=None
+    text: str,
+    specials: Iterable[str],
+    expected: list,
+    got: list,
+    diagnostics: golden.Diagnostics,
+    stops_early: bool,
+    train: Callable[[Path, int], list] | None = None,
 ) -> Cause | None:
     """The tie-break cause when it alone explains `got` (merges learned on `text`), else None.
     With `train` (the student's trainer), only when it counts the pairs right where the merges
@@ -232,7 +256,7 @@ def tie_break_cause(
     return dict(TIE_BREAK, summary=_(summary))
 
 
-def vocab_follows(vocab, specials: list[str], merges: list, contract: str = "kit") -> bool:
+def vocab_follows(vocab: object, specials: list[str], merges: list, contract: str = "kit") -> bool:
     """Is `vocab` exactly what `merges` make: bytes 0-255, the special tokens, one token per merge
     (the CS336 contract: the same tokens, any ids)?"""
     from grader.oracles.trainer import initial_vocab
@@ -264,14 +288,14 @@ def only_ties_differ(text: str, specials: list[str], got: list, length: int, sto
     return not stops_early or not replay.counts
 
 
-def learned_on(text: str, specials, limit: int) -> list:
+def learned_on(text: str, specials: Iterable[str], limit: int) -> list:
     """The merges a correct trainer learns from `text` with up to `limit` merges."""
     from grader.oracles.trainer import Replay, greedy
 
     return list(greedy(Replay(text, list(specials)), limit))
 
 
-def learned(counts, limit: int) -> list:
+def learned(counts: Counter, limit: int) -> list:
     """The merges a correct trainer learns from these pre-token counts (bytes -> count)."""
     from grader.oracles.trainer import Replay, greedy
 

@@ -7,12 +7,17 @@ the classic mistake whose merges are exactly the student's, when there is one.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from grader.checks.diagnose import Diagnosed, Finding
 from grader.checks.golden import Diagnostics
 from grader.checks.mistakes import BY_ID, TIE_MISTAKES, Mistake
 from grader.checks.render import show, show_pair
 from grader.i18n import _
 from grader.terms import Cause
+
+if TYPE_CHECKING:
+    from grader.checks.golden import Step
 
 MAX_TIED_SHOWN = 8
 MISTAKE_LOOKAHEAD = 50  # a mistake is named when it reproduces this many merges past the first difference
@@ -116,7 +121,7 @@ def _stopped_early(diagnostics: Diagnostics, expected: list, got: list, no_speci
     return lines
 
 
-def _at_step(step, wrong: list[Mistake]) -> list[str]:
+def _at_step(step: Step, wrong: list[Mistake]) -> list[str]:
     """The most frequent pair at the first different step, or the pairs tied there (beside a
     mistake that is not a tie-break, a list of ties would mislead: then nothing)."""
     top = step.top
@@ -142,7 +147,7 @@ def _at_step(step, wrong: list[Mistake]) -> list[str]:
     return lines
 
 
-def _your_pair(step, mine: tuple, before: list) -> list[str]:
+def _your_pair(step: Step, mine: tuple, before: list) -> list[str]:
     """How often the student's pair occurs at that step, when that says something."""
     made = {bytes([b]) for b in range(256)} | {a + b for a, b in before}
     got_count = step.counts.get(mine)
@@ -288,7 +293,7 @@ def explain_finding(finding: Finding, exercised: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def _shown(token) -> str:
+def _shown(token: bytes | None) -> str:
     return _("nothing (no such id)") if token is None else show(token)
 
 

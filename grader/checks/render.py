@@ -33,6 +33,6 @@ def show(token: bytes) -> str:
     return repr(token)
 
 
-def show_pair(pair) -> str:
+def show_pair(pair: tuple[bytes, bytes]) -> str:
     a, b = pair
     return f"({show(a)}, {show(b)})"

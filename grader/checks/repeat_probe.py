@@ -24,10 +24,14 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import regex
 
 from grader.i18n import N_, _
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 REPEATS = {
     "key": "a token meets itself",
@@ -132,7 +136,7 @@ def taken_out(word: bytes) -> bool:
     return bool(_SQUARE.search(word)) and bool(_LETTER_OR_DIGIT.search(text)) and not text.startswith("'")
 
 
-def _pool(kind: str, ranges) -> dict[int, list[str]]:
+def _pool(kind: str, ranges: Iterable[tuple[int, int]]) -> dict[int, list[str]]:
     """The characters of `kind` (a Unicode class) in `ranges`, by their length in UTF-8."""
     found: dict[int, list[str]] = {}
     for lo, hi in ranges:

@@ -9,11 +9,11 @@ from __future__ import annotations
 from grader.i18n import _
 
 
-def _kind(value) -> str:
+def _kind(value: object) -> str:
     return type(value).__name__
 
 
-def check_ids(ids, what: str = "encode(...)") -> list[int]:
+def check_ids(ids: object, what: str = "encode(...)") -> list[int]:
     assert type(ids) is list, _("{what} must return a list of ints, got {kind}").format(
         what=what, kind=_kind(ids)
     )
@@ -26,7 +26,7 @@ def check_ids(ids, what: str = "encode(...)") -> list[int]:
     return ids
 
 
-def check_vocab(vocab) -> dict[int, bytes]:
+def check_vocab(vocab: object) -> dict[int, bytes]:
     assert type(vocab) is dict, _("the vocab must be a dict {{id: bytes}}, got {kind}").format(
         kind=_kind(vocab)
     )
@@ -45,7 +45,7 @@ def check_vocab(vocab) -> dict[int, bytes]:
     return vocab
 
 
-def check_merges(merges) -> list[tuple[bytes, bytes]]:
+def check_merges(merges: object) -> list[tuple[bytes, bytes]]:
     assert type(merges) is list, _("merges must be a list of (bytes, bytes) tuples, got {kind}").format(
         kind=_kind(merges)
     )
@@ -57,7 +57,7 @@ def check_merges(merges) -> list[tuple[bytes, bytes]]:
     return merges
 
 
-def check_train_result(result):
+def check_train_result(result: object) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     assert type(result) is tuple and len(result) == 2, (
         _("train_bpe must return a tuple (vocab, merges), got {kind} of length {length}").format(
             kind=_kind(result), length=len(result)

@@ -9,11 +9,18 @@ the terminal report (grader/report.py), the class report's ratio histogram (grad
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from grader.budgets import Budget
 from grader.checks import timing_rule
 from grader.checks.timing_rule import Verdict
 from grader.i18n import N_, _, sentences
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from grader.errors import CallTimeout
+    from grader.sandbox.kit import Bpe
 
 # The budget is CPU time, and so is the stop (`Budget.abort_after`). Wall time only catches a call
 # that waits instead of working (a sleep, a deadlock); it is generous, since a busy machine can
@@ -79,7 +86,16 @@ def margin(f: dict) -> str:
     return _("{gate}: {ratio:.2f}x of the budget").format(**said)
 
 
-def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "", record=None):
+def timed_call(
+    bpe: Bpe,
+    budget: Budget,
+    call: Callable[[], Any],
+    what: str,
+    hint: str,
+    *,
+    gate: str = "",
+    record: Callable[[str, object], None] | None = None,
+) -> tuple[Any, Measured]:
     """Run `call()` until its verdict is clear (checks/timing_rule.py); return (result, Measured).
 
     A run that has used ABORT_AT x the budget of CPU time is stopped: it cannot pass, and grading
@@ -129,14 +145,14 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
     return result, best
 
 
-def _ran_for(exc, budget: Budget) -> float:
+def _ran_for(exc: CallTimeout, budget: Budget) -> float:
     """The wall-clock seconds a stopped call ran: its limit, or more when it was given more while
     it worked (grader/sandbox/process.STRETCH)."""
     samples = getattr(exc, "samples", None) or [(0.0, 0.0)]
     return max(wall_limit(budget), samples[-1][0])
 
 
-def _failed(text: str, exc) -> AssertionError:
+def _failed(text: str, exc: CallTimeout) -> AssertionError:
     """The failure, keeping the cause the call's abort carries (a limit's: grader/charges.py)."""
     failed = AssertionError(text)
     failed.cause = getattr(exc, "cause", None)
@@ -154,7 +170,7 @@ def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
     return stall_words(stall_kind(list(samples)), wall_s, cpu_s)
 
 
-def _cause(exc) -> str:
+def _cause(exc: CallTimeout) -> str:
     """How a child process of the call failed (grader/sandbox/call_words.py), when one did."""
     from grader.sandbox.call_words import likely_cause
 

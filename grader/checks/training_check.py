@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.checks import diagnose, golden, oracles_here
 from grader.checks.diagnose import (
@@ -16,6 +17,11 @@ from grader.checks.merge_fault import EOT_APART, learned, merge_fault, vocab_fol
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
 from grader.i18n import N_, _
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from grader.sandbox.kit import Bpe
 
 
 def _shown(path: Path) -> str:
@@ -68,7 +74,7 @@ VOCAB_IDS = {
 }
 
 
-def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = False) -> None:
+def check_training_case(bpe: Bpe, visibility: str, name: str, *, empty_list: bool = False) -> None:
     """Train on the case's corpus through the `bpe` fixture; compare merges, then vocab, exactly.
 
     `empty_list`: pass a case stored with no special token as `special_tokens=[]`, as stored;
@@ -118,14 +124,14 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
 PROBE_CPU_FACTOR = 8  # the probe trains on the text four times, for fewer merges: a few times the call
 
 
-def _asked_again(bpe, specials: list[str], trained_cpu: float):
+def _asked_again(bpe: Bpe, specials: list[str], trained_cpu: float):
     """The student's trainer as grader/checks/tie_probe.py asks it: (path, vocab_size) -> merges,
     bounded by a few times the test's own training call; a call stopped there is not an answer."""
     from grader.errors import CallTimeout
 
     cpu = max(diagnose.CALL_CPU_S, PROBE_CPU_FACTOR * trained_cpu)
 
-    def ask(path, vocab_size: int) -> list:
+    def ask(path: Path, vocab_size: int) -> list:
         try:
             with bpe.kit.timeout(diagnose.CALL_WALL_S + PROBE_CPU_FACTOR * cpu, cpu=cpu):
                 return check_train_result(bpe.train_bpe(path, vocab_size, list(specials)))[1]
@@ -136,7 +142,14 @@ def _asked_again(bpe, specials: list[str], trained_cpu: float):
 
 
 def check_stages_before_merging(
-    bpe, text: str, special_tokens, expected_vocab, vocab, call: str, merges=None, limit: int = 0
+    bpe: Bpe,
+    text: str,
+    special_tokens: list[str],
+    expected_vocab: dict[int, bytes],
+    vocab: object,
+    call: str,
+    merges: list | None = None,
+    limit: int = 0,
 ) -> None:
     """Raise the diagnosed cause when training went wrong before any merge: the special tokens in
     the vocab (each once), the special-token split or pretokenize on the corpus itself. A wrong

@@ -9,9 +9,12 @@ so pool children made by spawn or forkserver, which copy the parent's sys.path, 
 The shim adapts the kit's calls to CS336's and never judges: the graded tests on the trusted side do.
 """
 
+from __future__ import annotations
+
 import importlib
 import os
 import sys
+from collections.abc import Iterable, Iterator
 
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_repo")
 if REPO not in sys.path:
@@ -21,7 +24,9 @@ os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (REPO, os.environ.get("PYT
 adapters = importlib.import_module("tests.adapters")
 
 
-def train_bpe(input_path, vocab_size, special_tokens):
+def train_bpe(
+    input_path: str | os.PathLike[str], vocab_size: int, special_tokens: list[str] | None
+) -> object:
     """Every argument as the test gives it: `[]` stays `[]` (a list of no special tokens)."""
     return adapters.run_train_bpe(input_path=input_path, vocab_size=vocab_size, special_tokens=special_tokens)
 
@@ -35,31 +40,36 @@ class BPETokenizer:
     kit's id for it, the next free one: encode's ids are translated, and decode's back. A token
     that does not come back as one new id is left as it is, for the tests to see."""
 
-    def __init__(self, vocab, merges, special_tokens=None):
+    def __init__(
+        self,
+        vocab: dict[int, bytes],
+        merges: list[tuple[bytes, bytes]],
+        special_tokens: list[str] | None = None,
+    ) -> None:
         # As the test gives them: `[]` stays `[]` and None stays None (CS336's handout allows both).
         self._tok = adapters.get_tokenizer(dict(vocab), list(merges), special_tokens)
         self._out = _appended_ids(self._tok, vocab, list(dict.fromkeys(special_tokens or [])))
         self._in = {kit: theirs for theirs, kit in self._out.items()}
 
-    def encode(self, text):
+    def encode(self, text: str) -> object:
         ids = self._tok.encode(text)
         return [_mapped(self._out, i) for i in ids] if self._out else ids
 
-    def decode(self, ids):
+    def decode(self, ids: list[int]) -> object:
         return self._tok.decode([_mapped(self._in, i) for i in ids] if self._in else ids)
 
-    def encode_iterable(self, iterable):
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[object]:
         for i in self._tok.encode_iterable(iterable):
             yield _mapped(self._out, i)
 
 
-def _mapped(ids, i):
+def _mapped(ids: dict[int, int], i: object):
     """An id as the other side numbers it; anything else (a list where an id should be) as it is,
     for the tests to name."""
     return ids.get(i, i) if type(i) is int else i
 
 
-def _appended_ids(tok, vocab, specials):
+def _appended_ids(tok: object, vocab: dict[int, bytes], specials: list[str]):
     """{the tokenizer's id: the kit's id} for the special tokens it appended, as a permutation of
     both sets of ids (so no two ids ever read the same); {} when they already agree. A token's id
     is what encode gives for it alone, or else the new id that decode turns into it (a tokenizer
@@ -88,7 +98,7 @@ def _appended_ids(tok, vocab, specials):
     return {theirs: kit for theirs, kit in out.items() if theirs != kit}
 
 
-def _decodes_to(tok, i, token):
+def _decodes_to(tok: object, i: int, token: str):
     try:
         return tok.decode([i]) == token
     except Exception:

@@ -125,7 +125,7 @@ def _publish(
     print(f"wrote {out}/gradebook.csv, grades.json, report.html (and its pages in {out}/report/)")
 
 
-def _grade(args) -> int:
+def _grade(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise RosterError("--jobs must be at least 1")
     if args.budget is not None and not args.budget > 0:
@@ -185,7 +185,7 @@ def _grade(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     i18n.use(getattr(args, "lang", None) or i18n.ENGLISH)  # the class report itself is English
     if args.cmd in staff_cli.COMMANDS:

@@ -20,6 +20,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 from .. import calibration, contracts, measured, rubric
 from ..api import isolation_level
@@ -32,6 +33,9 @@ from .progress import Progress
 from .roster import discover, in_shard
 from .runner import Setup, grade_one, kill_group
 from .unpack import fingerprint as fingerprint_of
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 MANIFEST = "manifest.json"
 OLDER_FORMAT = "older format"  # why a record is regraded whole (records.older_format)
@@ -96,7 +100,7 @@ def missing_tests(rec: dict, numbers: list[str]) -> list[str]:
     return [n for n in numbers if n not in have]
 
 
-def _needs_grading(rec, kit, fp, numbers) -> str | None:
+def _needs_grading(rec: dict | None, kit: str, fp: str | None, numbers: list[str]) -> str | None:
     """Why this kept record must be regraded, or None if it is current."""
     if rec is None:
         return "new"
@@ -128,7 +132,7 @@ def grade_all(
     budget: float | None = None,
     tests: str | None = None,
     request: GradeRequest | None = None,
-    stream=None,
+    stream: TextIO | None = None,
 ) -> dict:
     """Grade who needs it (see the module docstring); returns the output's manifest.
 
@@ -220,7 +224,7 @@ def grade_all(
 
 
 @contextlib.contextmanager
-def measured_once():
+def measured_once() -> Iterator[None]:
     """Inside, the gradings this run starts share one measurement of the machine (grader/measured.py):
     every student of the run meets the same budgets and limits, and the machine is measured once,
     not once per student. A run file already named (a caller's own run) is kept."""
@@ -235,7 +239,9 @@ def measured_once():
             os.environ.pop(measured.ENV, None)
 
 
-def _grade_todo(todo, out: Path, setup: Setup, fps: dict, run_id: str, jobs: int, progress: Progress) -> None:
+def _grade_todo(
+    todo: list[tuple], out: Path, setup: Setup, fps: dict, run_id: str, jobs: int, progress: Progress
+) -> None:
     live: set = set()
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))

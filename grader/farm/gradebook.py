@@ -97,7 +97,7 @@ def rows(
     return columns(manifest), [row(manifest, s, recs.get(s), older.get(s)) for s in students]
 
 
-def _num(x) -> str:
+def _num(x: float | None) -> str:
     return "" if x is None else f"{x:g}"
 
 

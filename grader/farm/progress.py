@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING, TextIO
 
 from . import records
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # What a student --only left out is, by the reason the farm would regrade them (grader/farm/batch.py).
 _LEFT = {
@@ -26,8 +30,16 @@ def _clock(seconds: float) -> str:
 
 class Progress:
     def __init__(
-        self, total: int, *, stream=None, kept=None, left=None, strays=(), older=None, width: int = 28
-    ):
+        self,
+        total: int,
+        *,
+        stream: TextIO | None = None,
+        kept: dict[str, list[str]] | None = None,
+        left: dict[str, list[str]] | None = None,
+        strays: Iterable[str] = (),
+        older: dict[str, int] | None = None,
+        width: int = 28,
+    ) -> None:
         """`kept`: the selected students not regraded, {"current": [...], "stale": [...]} (kept by
         --keep-stale); `left`: the students --only left out, by their state ("current", "stale",
         "new", ...), so every count printed says what happened to whom; `older`: {student: format}

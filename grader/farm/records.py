@@ -146,7 +146,7 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def dumps(data) -> str:
+def dumps(data: object) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 

@@ -15,11 +15,15 @@ import math
 import os
 import statistics
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from . import records
 from .gradebook import rows, test_column
 from .speed import ratios
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 PAGE_SIZE = 200
 PAGES_DIR = "report"
@@ -212,7 +216,7 @@ def _stale_label(stale: list[str], everything: list[str]) -> str:
     return f"all {len(stale)} tests" if sorted(stale) == sorted(everything) else " ".join(stale)
 
 
-def _stale_groups(table: list[dict], everything: list[str], link) -> list[dict]:
+def _stale_groups(table: list[dict], everything: list[str], link: Callable[[str], str]) -> list[dict]:
     """The stale students, grouped by which tests are stale (a rubric change makes a whole class stale)."""
     groups: dict[str, list[dict]] = {}
     for r in table:

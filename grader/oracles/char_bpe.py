@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 
 UNKNOWN = "\ufffd"
+# A merge(): the contract's, or another one (a student's, to replay their training with it).
+Merge = Callable[[list[int], Sequence[int], int], list[int]]
 
 
-def merge(ids: list[int], pair, new_id: int) -> list[int]:
+def merge(ids: list[int], pair: Sequence[int], new_id: int) -> list[int]:
     """The contract's merge(): each occurrence of `pair`, left to right, never overlapping."""
     pair = tuple(pair)
     out, i = [], 0
@@ -21,7 +24,7 @@ def merge(ids: list[int], pair, new_id: int) -> list[int]:
     return out
 
 
-def encode(vocab: list[str], merges: list, text: str, merge=merge) -> list[int]:
+def encode(vocab: list[str], merges: list, text: str, merge: Merge = merge) -> list[int]:
     """The contract's CharBPE.encode: characters to ids (unknown: 0), then every merge in order."""
     ids = [vocab.index(c) if c in vocab else 0 for c in text]
     for pair, new_id in merges:
@@ -31,7 +34,7 @@ def encode(vocab: list[str], merges: list, text: str, merge=merge) -> list[int]:
     return ids
 
 
-def train(text: str, num_merges: int, merge=merge) -> tuple[list[str], list]:
+def train(text: str, num_merges: int, merge: Merge = merge) -> tuple[list[str], list]:
     """(vocab, merges) exactly as the contract defines CharBPE.train. `merge`: the contract's, or
     another one (a student's, to replay their training with their own merge())."""
     vocab = [UNKNOWN] + sorted(set(text) - {UNKNOWN})

@@ -8,14 +8,23 @@ per pre-token so that checking a multi-MB stream stays quick.
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING
 
 import regex
 
 from grader.oracles.trainer import GPT2_PATTERN, split_on_specials
 
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 class TrustedEncoder:
-    def __init__(self, vocab: dict[int, bytes], merges: list[tuple[bytes, bytes]], special_tokens=None):
+    def __init__(
+        self,
+        vocab: dict[int, bytes],
+        merges: list[tuple[bytes, bytes]],
+        special_tokens: Iterable[str] | None = None,
+    ) -> None:
         self.vocab = dict(vocab)
         self.special_tokens = list(dict.fromkeys(special_tokens or []))
         for special in self.special_tokens:

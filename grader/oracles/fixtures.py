@@ -31,6 +31,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from data.corpus import EOT
 from grader import budgets, calibration
@@ -50,9 +51,12 @@ from grader.oracles.cases import (
     PUBLIC_TRAIN,
     Train,
 )
-from grader.oracles.engines import SolutionEngine, TrustedEngine
+from grader.oracles.engines import Engine, Model, SolutionEngine, TrustedEngine
 from grader.oracles.trainer import read_corpus
 from grader.paths import SOLUTION, TEST_TIMES_FILE
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 def _renumbered(vocab: dict[int, bytes], seed: int) -> tuple[dict[int, bytes], list[int]]:
@@ -85,7 +89,7 @@ def _gpt2_vocab_json(vocab: dict[int, bytes]) -> str:
     return "{\n" + ",\n".join(rows) + "\n}\n"
 
 
-def write_train_case(root: Path, case: Train, engine) -> tuple[dict, list]:
+def write_train_case(root: Path, case: Train, engine: Engine) -> tuple[dict, list]:
     """One training case's folder under root/train (its corpus already in root/corpora)."""
     specials = list(case.special_tokens)
     vocab, merges = engine.train(root / "corpora" / case.corpus, case.vocab_size, specials)
@@ -110,7 +114,15 @@ def write_train_case(root: Path, case: Train, engine) -> tuple[dict, list]:
     return vocab, merges
 
 
-def write_encode_case(root: Path, name: str, model, train_case: str, specials, texts, engine) -> None:
+def write_encode_case(
+    root: Path,
+    name: str,
+    model: Model,
+    train_case: str,
+    specials: Iterable[str],
+    texts: Iterable[str],
+    engine: Engine,
+) -> None:
     """One encoding case's folder under root/encode: the expected ids of `texts`."""
     tok = engine.encoder(*model, list(specials))
     _write(
@@ -120,7 +132,7 @@ def write_encode_case(root: Path, name: str, model, train_case: str, specials, t
     _write(root / "encode" / name / "texts.jsonl", golden.format_texts([(t, tok.encode(t)) for t in texts]))
 
 
-def generate_tree(out: Path, visibility: str, engine) -> None:
+def generate_tree(out: Path, visibility: str, engine: Engine) -> None:
     corpora, trains, encodes = (
         (PUBLIC_CORPORA, PUBLIC_TRAIN, PUBLIC_ENCODE)
         if visibility == "public"
@@ -188,7 +200,7 @@ def _write_diagnostics(
 SPEED_CHECKED_MERGES = 60  # the training gate compares the first merges of its run with these
 
 
-def generate_speed(out: Path, engine, encode_model) -> None:
+def generate_speed(out: Path, engine: Engine, encode_model: Model) -> None:
     """The efficiency gates' expected answers, for the workloads of grader/budgets.py."""
     text = calibration.generated(budgets.TRAIN_CORPUS)
     specials = [EOT]
@@ -214,7 +226,7 @@ def generate_speed(out: Path, engine, encode_model) -> None:
         _write(out / gate / "ids.txt", golden.format_id_digest(about, tok.encode(text)), "ascii")
 
 
-def generate(out: Path, engine) -> None:
+def generate(out: Path, engine: Engine) -> None:
     """Write public/ and hidden/ under `out`, replacing what was there (and nothing else)."""
     for visibility in ("public", "hidden"):
         with tempfile.TemporaryDirectory(dir=out.parent if out.exists() else None) as tmp:

@@ -57,7 +57,15 @@ def indexed_merges(
     return merges
 
 
-def _merge_in(words, freqs, holders, a: bytes, b: bytes, where, missing_right: bool) -> dict:
+def _merge_in(
+    words: list[list[bytes]],
+    freqs: list[int],
+    holders: set[int],
+    a: bytes,
+    b: bytes,
+    where: dict[tuple[bytes, bytes], list[int]],
+    missing_right: bool,
+) -> dict:
     """Merge every `a b` in the listed words, left to right, each word edited in place; return how
     each pair's count changed, and list the words under the new pairs (not the right one when
     `missing_right`)."""

@@ -16,10 +16,15 @@ import dataclasses
 import itertools
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import regex
 
 from grader.checks.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
 
 # What a student gets by porting GPT2_PATTERN to the standard `re` module, which has no \p{...}.
 RE_MODULE_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""
@@ -101,13 +106,13 @@ class _Reversed:
 
     __slots__ = ("value",)
 
-    def __init__(self, value):
+    def __init__(self, value: bytes) -> None:
         self.value = value
 
-    def __lt__(self, other):
+    def __lt__(self, other: _Reversed) -> bool:
         return self.value > other.value
 
-    def __eq__(self, other):
+    def __eq__(self, other: _Reversed) -> bool:
         return self.value == other.value
 
 
@@ -135,7 +140,7 @@ def _apply(tokens: list[bytes], pair: tuple[bytes, bytes]) -> list[bytes]:
 class Replay:
     """The corpus as pre-tokens, merged step by step; used to train and to explain a step."""
 
-    def __init__(self, text: str, specials: list[str], rules: Rules = CORRECT):
+    def __init__(self, text: str, specials: list[str], rules: Rules = CORRECT) -> None:
         self.rules = rules
         self.words = [
             ([bytes([b]) for b in word], freq) for word, freq in pretokens(text, specials, rules).items()
@@ -146,7 +151,7 @@ class Replay:
         """The replay of pre-tokens counted elsewhere (a submission's own, to explain its merges)."""
         return cls("", [])._with([([bytes([b]) for b in word], freq) for word, freq in counts.items()])
 
-    def _with(self, words) -> Replay:
+    def _with(self, words: list[tuple[list[bytes], int]]) -> Replay:
         self.words = words
         return self
 
@@ -228,7 +233,9 @@ def train(
     return vocab, merges
 
 
-def greedy(replay: Replay, limit: int, tie=lambda pair: pair):
+def greedy(
+    replay: Replay, limit: int, tie: Callable[[tuple[bytes, bytes]], Any] = lambda pair: pair
+) -> Iterator[tuple[bytes, bytes]]:
     """Yield up to `limit` merges, each the most frequent pair (ties: the greatest by `tie`), applied
     to `replay` before the next is chosen; stop early when no pair is left."""
     for _ in range(max(0, limit)):
@@ -241,7 +248,7 @@ def greedy(replay: Replay, limit: int, tie=lambda pair: pair):
         replay.apply(best)
 
 
-def read_corpus(path) -> str:
+def read_corpus(path: Path) -> str:
     """Read exactly as the contract says: UTF-8, no newline translation."""
     with open(path, "rb") as f:
         return f.read().decode("utf-8")

@@ -14,7 +14,7 @@ from ..paths import KIT_ROOT as KIT
 from . import gradescope, handout
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m grader.release", description=__doc__)
     ap.add_argument("what", choices=["handout", "gradescope"])
     ap.add_argument(

@@ -4,8 +4,9 @@ An engine (the local farm, a CI matrix, Slurm, Kubernetes, Gradescope, a contain
 machine) gives the grader one of a few conditions: root or an ordinary user, allowed namespaces or
 not. The isolation follows from the rule the sandbox applies (grader/sandbox/isolation.py), so it
 is computed here, never written down twice. README's "Scaling out" table is rendered from this
-(`python -m grader.release.engines` writes it, `--check` compares); tests/kit/test_staff_engines.py checks each engine's
-conditions against its template and grades under each condition for real.
+(`python -m grader.release.engines` writes it, `--check` compares);
+tests/kit/grader/release/test_engines.py checks each engine's conditions against its template and
+grades under each condition for real.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class Case:
 
 @dataclass(frozen=True)
 class Engine:
-    key: str  # the name tests/kit/test_staff_engines.py checks it by
+    key: str  # the name tests/kit/grader/release/test_engines.py checks it by
     name: str
     how: str  # the template or command, in the README's words
     cases: tuple[Case, ...]

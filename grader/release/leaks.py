@@ -14,9 +14,13 @@ import copy
 import re
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..terms import Visibility
 from .contents import ORACLES, PUBLIC_PARTS, is_private
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 PRIVATE_CODE = ["solution/bpe/**/*.py", f"{ORACLES}/*.py"]  # the reference's extras/ too
 MIN_STATEMENT = 60
@@ -83,7 +87,7 @@ class HiddenFixture:
     MIN_LINE = 24
     MIN_LINES = 6  # fewer long lines than this say too little: such a file is judged by its body alone
 
-    def __init__(self, rel: str, data: bytes):
+    def __init__(self, rel: str, data: bytes) -> None:
         self.rel, self.data = rel, data
         self.lines = {ln.strip() for ln in data.splitlines() if len(ln.strip()) >= self.MIN_LINE}
 
@@ -107,7 +111,7 @@ def hidden_fixtures(kit: Path) -> list[HiddenFixture]:
 
 
 def hidden_test_names(kit: Path) -> set[str]:
-    def names(paths):
+    def names(paths: Iterable[Path]):
         out = set()
         for p in paths:
             out |= set(re.findall(r"(?m)^\s*(?:async\s+)?def\s+(test_\w+)", p.read_text(errors="replace")))

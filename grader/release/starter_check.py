@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import StarterError
 
 STARTER = "starter/bpe/"
-# Given to students, working, in the starter (tests/kit/test_starter_surface.py uses this list too).
+# Given to students, working, in the starter (tests/kit/starter/test_starter_surface.py uses this list too).
 GIVEN = {"bytes_to_unicode", "unicode_to_bytes", "CharBPE.__init__"}
 
 

@@ -472,7 +472,7 @@ class Sandbox:
         return _tasks_of(os.getuid())
 
     def close(self) -> None:
-        def unlock(path):
+        def unlock(path: Path) -> None:
             for dirpath, _dirs, _files in os.walk(path):
                 try:
                     os.chmod(dirpath, 0o755)

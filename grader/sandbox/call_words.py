@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 try:
@@ -106,7 +107,7 @@ def likely_cause(failure: str) -> str:
 
 
 # ------------------------------------------------------------------------------------ the call
-def describe_value(value, encoded=None) -> str:
+def describe_value(value: object, encoded: object = None) -> str:
     """An argument as a timeout message shows it: short values as they are, long ones by size."""
     if isinstance(value, Path):
         try:
@@ -154,7 +155,13 @@ PARAMETERS = {
 }
 
 
-def describe_call(name: str, args, kwargs, encoded_args=None, encoded_kwargs=None) -> str:
+def describe_call(
+    name: str,
+    args: Sequence[object],
+    kwargs: Mapping[str, object],
+    encoded_args: object = None,
+    encoded_kwargs: object = None,
+) -> str:
     """'train_bpe(a file of 12,345 bytes, vocab_size=500, special_tokens=[])'."""
     enc_args = encoded_args if isinstance(encoded_args, list) else [None] * len(args)
     enc_kwargs = {}
@@ -318,7 +325,7 @@ def ends_the_process(what: str | None, reason: str) -> str:
     )
 
 
-def unchecked(said: str, measured) -> str:
+def unchecked(said: str, measured: object) -> str:
     """Why the worker could not send what the code returned: a size cap's measure (wire.too_big's
     fields) in the report's language, else the worker's own words (`said`)."""
     if type(measured) is not dict:

@@ -23,7 +23,7 @@ import traceback
 import types
 
 # The contract: each name of the package, by the module that defines it. starter/bpe/__init__.py
-# re-exports exactly these (tests/kit/test_grader_imports.py holds the two together).
+# re-exports exactly these (tests/kit/grader/sandbox/test_importing.py holds the two together).
 CONTRACT = {
     "char_bpe": ("CharBPE", "merge"),
     "gpt2_bytes": ("bytes_to_unicode", "unicode_to_bytes"),

@@ -15,7 +15,8 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from .isolation import Isolation
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
 
 
-def import_submission(parent: Path):
+def import_submission(parent: Path) -> types.ModuleType:
     """Import `bpe` from `parent`, forgetting any `bpe` imported before (a restart re-imports).
     When it does not import, what of it does, as the worker does (grader/sandbox/importing.py)."""
     for name in [m for m in sys.modules if m == "bpe" or m.startswith("bpe.")]:
@@ -43,7 +44,7 @@ class _Recorder:
     def __init__(self) -> None:
         self.last = CallStats(0.0, 0.0)
 
-    def call(self, fn, args, kwargs):
+    def call(self, fn: Callable, args: tuple, kwargs: dict[str, Any]) -> Any:
         args = tuple(_unwrap(a) for a in args)
         kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
         cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -54,7 +55,7 @@ class _Recorder:
         finally:
             self.last = CallStats(time.perf_counter() - wall0, time.process_time() - cpu0)
 
-    def wrap(self, value):
+    def wrap(self, value: object) -> object:
         """Objects of the submission's own classes come back wrapped, so their methods are timed too."""
         if _is_submission_object(value):
             return LocalObject(value, self)
@@ -66,24 +67,24 @@ def _not_graded(exc: importing.DoesNotImport) -> ModuleDoesNotImport:
     return ModuleDoesNotImport(d["file"], d["line"], d["error"], d["message"], d["text"])
 
 
-def _is_submission_object(value) -> bool:
+def _is_submission_object(value: object) -> bool:
     module = getattr(type(value), "__module__", "") or ""
     return (module == "bpe" or module.startswith("bpe.")) and not isinstance(value, type)
 
 
-def _unwrap(value):
+def _unwrap(value: object):
     return value._target if isinstance(value, LocalObject) else value
 
 
 class _Callable:
-    def __init__(self, target, recorder: _Recorder) -> None:
+    def __init__(self, target: Callable, recorder: _Recorder) -> None:
         self._target, self._recorder = target, recorder
         functools.update_wrapper(self, target, updated=())
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs) -> Any:
         return self._recorder.call(self._target, args, kwargs)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         # Class attributes (classmethods such as `CharBPE.train`) are timed like any call.
         value = getattr(self._target, name)
         if callable(value) and not isinstance(value, type):
@@ -97,17 +98,17 @@ class _Callable:
 class LocalObject:
     """An instance of a submission class; attribute reads pass through, method calls are timed."""
 
-    def __init__(self, target, recorder: _Recorder) -> None:
+    def __init__(self, target: object, recorder: _Recorder) -> None:
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_recorder", recorder)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         value = getattr(self._target, name)
         if callable(value) and hasattr(value, "__self__"):
             return _Callable(value, self._recorder)
         return value
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         setattr(self._target, name, _unwrap(value))
 
     def __repr__(self) -> str:
@@ -136,7 +137,7 @@ class InprocessKit:
     def read_output(self, name: str, max_bytes: int = DEFAULT_READ_CAP) -> bytes:
         return read_capped(self._scratch / plain_name(name), max_bytes)
 
-    def encode_file_streaming(self, tok, path: Path, chunk_chars: int = 4096) -> StreamResult:
+    def encode_file_streaming(self, tok: object, path: Path, chunk_chars: int = 4096) -> StreamResult:
         target = _unwrap(tok)
         ids = array.array("q")
         # In this process the grader's own memory moves too (pytest, hypothesis, what earlier tests
@@ -216,7 +217,7 @@ class InprocessBpe:
             return _Callable(value, self._recorder)
         return value
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return sorted(set(dir(self.__wrapped__)) | {"kit"})
 
     def __repr__(self) -> str:

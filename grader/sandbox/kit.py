@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+
+if TYPE_CHECKING:
+    from .inprocess import InprocessBpe, LocalObject
+    from .proxy import RemoteBpe, RemoteHandle
+
+# The student's `bpe` as the graded tests and the checks hold it (the `bpe` fixture), and an object
+# of its classes that a call returned (a CharBPE, a tokenizer): sandboxed or in process.
+Bpe: TypeAlias = "RemoteBpe | InprocessBpe"
+StudentObject: TypeAlias = "RemoteHandle | LocalObject"
 
 
 class CallStats(NamedTuple):

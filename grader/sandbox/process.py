@@ -17,6 +17,7 @@ import select
 import signal
 import subprocess
 import time
+from typing import Any
 
 from ..errors import BadReply, CallStalled, CallTimeout, CpuLimitExceeded, WorkerCrashed
 from ..i18n import _
@@ -169,7 +170,7 @@ class WorkerProcess:
         """Seconds since the pending call last used CPU time or had a runnable thread."""
         return now - self._last_active[0] if self.pid else 0.0
 
-    def send(self, message, deadline: float) -> None:
+    def send(self, message: Any, deadline: float) -> None:
         data = memoryview(wire.dumps(message))
         while data:
             self._wait(deadline, write=True)

@@ -17,6 +17,7 @@ import contextlib
 import functools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..errors import BadReply
 from ..i18n import _
@@ -24,6 +25,7 @@ from . import wire
 from .box import Options
 from .call_words import describe_call, describe_value, endless, endless_stream
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
+from .process import WorkerProcess
 from .remote_errors import EndlessIterator
 from .session import Session
 
@@ -40,7 +42,7 @@ ITER_SLACK = 10_000
 ITER_CAP = 20_000_000
 
 
-def input_bytes(encoded) -> int:
+def input_bytes(encoded: Any) -> int:
     """UTF-8 bytes of all the text in a call's (encoded) arguments, iterator chunks included."""
     if type(encoded) is str:
         return len(encoded.encode("utf-8", "surrogatepass"))
@@ -59,10 +61,10 @@ def item_bound(n_bytes: int) -> int:
 class RemoteCallable:
     """A function, class or method living in the worker; calling it is one request."""
 
-    def __init__(self, session: Session, target, path: tuple[str, ...]) -> None:
+    def __init__(self, session: Session, target: RemoteHandle | None, path: tuple[str, ...]) -> None:
         self._session, self._target, self._path = session, target, path
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args, **kwargs) -> Any:
         s = self._session
         target = self._target._ref if isinstance(self._target, RemoteHandle) else 0
         if isinstance(self._target, RemoteHandle):
@@ -90,7 +92,7 @@ class RemoteCallable:
         return f"<remote {'.'.join(self._path)}>"
 
 
-def _attribute(session: Session, target, name: str):
+def _attribute(session: Session, target: RemoteHandle | None, name: str):
     ref = target._ref if isinstance(target, RemoteHandle) else 0
     if not ref and name in session.census.callables:  # the answer is known: no worker needed
         return RemoteCallable(session, target, (name,))
@@ -113,7 +115,7 @@ class _CallableMarker:
 class RemoteHandle:
     """An object living in the worker (a CharBPE, a BPETokenizer, an iterator...)."""
 
-    def __init__(self, session: Session, worker, generation: int, ref: int, cls: str) -> None:
+    def __init__(self, session: Session, worker: WorkerProcess, generation: int, ref: int, cls: str) -> None:
         object.__setattr__(self, "_session", session)
         object.__setattr__(self, "_worker", worker)
         object.__setattr__(self, "_generation", generation)
@@ -138,19 +140,19 @@ class RemoteHandle:
                 ).format(cls=self._cls)
             )
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         self._check(self._session)
         return _attribute(self._session, self, name)
 
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("remote objects are read-only from the tests")
 
-    def __iter__(self):
+    def __iter__(self) -> RemoteHandle:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Any:
         """Iterators are pulled in batches, so a lazy generator stays lazy but cheap."""
         if not self._pending:
             if self._done:
@@ -199,7 +201,7 @@ class RemoteKit:
         """A file the current worker wrote (it lives as long as the worker: read it in the test)."""
         return read_capped(self._session.current().scratch_path() / plain_name(name), max_bytes)
 
-    def encode_file_streaming(self, tok, path: Path, chunk_chars: int = 4096) -> StreamResult:
+    def encode_file_streaming(self, tok: RemoteHandle, path: Path, chunk_chars: int = 4096) -> StreamResult:
         s = self._session
         if not isinstance(tok, RemoteHandle):
             raise TypeError("encode_file_streaming needs a tokenizer made through the bpe fixture")
@@ -210,7 +212,7 @@ class RemoteKit:
         )
         bound = item_bound(Path(path).stat().st_size)
 
-        def on_batch(batch):
+        def on_batch(batch: object) -> None:
             if type(batch) is not list or not set(map(type, batch)) <= {int}:
                 raise BadReply(_("encode_iterable must yield ints"))
             ids.extend(batch)
@@ -267,7 +269,7 @@ class RemoteBpe:
         session.handles = functools.partial(_handle, session)
         self.kit = RemoteKit(session)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
         return _attribute(self._session, None, name)
@@ -286,11 +288,11 @@ def connect(package_parent_dir: Path, **opts) -> Iterator[RemoteBpe]:
         proxy.kit.close()
 
 
-def _encode_args(session: Session, value):
+def _encode_args(session: Session, value: list | dict):
     """A call's arguments for the wire: files copied into the sandbox, handles by reference,
     iterators materialized."""
 
-    def handle(v):
+    def handle(v: object) -> object:
         if isinstance(v, Path):
             return session.sandbox.copy_input(v)
         if isinstance(v, RemoteHandle):
@@ -305,7 +307,7 @@ def _encode_args(session: Session, value):
     return wire.encode(value, handle=handle)
 
 
-def _handle(session: Session, worker, generation: int, ref: int | None, cls_name: str):
+def _handle(session: Session, worker: WorkerProcess, generation: int, ref: int | None, cls_name: str):
     """What a reply's remote object (or, `ref` None, callable) becomes (Session.handles)."""
     if ref is None:
         return _CallableMarker()  # `_attribute` turns it into a RemoteCallable

@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import inspect
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import BadReply, ModuleDoesNotImport
 from . import wire
@@ -122,7 +123,7 @@ class Census:
     stubs: dict[str, tuple[str, inspect.Signature]] | None = None
 
     @classmethod
-    def read(cls, encoded) -> Census:
+    def read(cls, encoded: Any) -> Census:
         try:
             raw = wire.decode(encoded)
         except wire.WireError:

@@ -245,7 +245,15 @@ class Session:
         self.workers.give_up()
 
     # -- one exchange ------------------------------------------------------------------------------
-    def request(self, op: str, *, on_batch=None, meter=False, what: str | None = None, **fields) -> Any:
+    def request(
+        self,
+        op: str,
+        *,
+        on_batch: Callable[[Any], None] | None = None,
+        meter: bool = False,
+        what: str | None = None,
+        **fields,
+    ) -> Any:
         """One exchange. `what` names the call (`describe_call`) for the words of a timeout;
         `on_batch` takes the batches a stream sends before its reply; `meter`: the reply comes with
         the peak memory the call added (rss_sampler.py)."""
@@ -297,7 +305,9 @@ class Session:
         worker.max_children = 0 if self._explicit_timeout else self.test_limits.max_children
         return _Exchange(start, deadline, test_wall, output_mark, cpu0, wall0, caps)
 
-    def _exchange(self, worker: WorkerProcess, message: dict, deadline: float, on_batch) -> dict:
+    def _exchange(
+        self, worker: WorkerProcess, message: dict, deadline: float, on_batch: Callable[[Any], None] | None
+    ) -> dict:
         """Send the request; hand each batch that comes before the reply to `on_batch`."""
         worker.send(message, deadline)
         while True:
@@ -321,7 +331,14 @@ class Session:
             self.test_used.charge(cpu_s, worker.children_counted())
 
     def _answer(
-        self, reply: dict, worker, op: str, what: str | None, fields: dict, output_mark: int, sampler
+        self,
+        reply: dict,
+        worker: WorkerProcess,
+        op: str,
+        what: str | None,
+        fields: dict,
+        output_mark: int,
+        sampler: RssSampler | None,
     ):
         """The reply as the caller's value, or the exception it stands for."""
         if reply.get("id") != self._ids:
@@ -345,7 +362,9 @@ class Session:
         self.retire()
         raise BadReply(_("the worker sent a reply of unknown kind"))
 
-    def _raised(self, reply: dict, worker, op: str, what: str | None, fields: dict, output_mark: int):
+    def _raised(
+        self, reply: dict, worker: WorkerProcess, op: str, what: str | None, fields: dict, output_mark: int
+    ):
         """The exception the submission raised, rebuilt, naming the call, the limit it ran into and
         how a child process failed meanwhile (when either happened)."""
         info = self._decode(reply["err"], worker)
@@ -368,7 +387,7 @@ class Session:
             self.retire()
         return exc
 
-    def _unchecked(self, reply: dict, worker) -> str:
+    def _unchecked(self, reply: dict, worker: WorkerProcess) -> str:
         """Why the worker could not send what the code returned (call_words.unchecked)."""
         said = str(self._decode(reply["bad"], worker))[:300]
         return unchecked(said, self._decode(reply.get("measured", {"d": []}), worker))
@@ -470,7 +489,7 @@ class Session:
         return out_of_test_cpu(what, self.test_cpu_allowed() + ran, basis)
 
     # -- values ------------------------------------------------------------------------------------
-    def _decode(self, raw, worker: WorkerProcess):
+    def _decode(self, raw: Any, worker: WorkerProcess):
         """A reply's value; its remote objects and callables as the proxy makes them (`handles`)."""
         make = self.handles
         handle = (

@@ -17,9 +17,13 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import PythonError
 from ..i18n import _
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 COVERED = ("/tmp", "/var/tmp", "/dev", "/proc")  # covered by the mount plan besides its hides
 
@@ -88,12 +92,12 @@ def found() -> list[tuple[str, str]]:
     return sorted(seen.values(), key=lambda pv: tuple(int(x) for x in pv[1].split(".")))
 
 
-def matching(spec) -> list[str]:
+def matching(spec: SpecifierSet) -> list[str]:
     """The interpreters `found` here whose version `spec` (a packaging SpecifierSet) contains."""
     return [path for path, ver in found() if spec.contains(ver, prereleases=True)]
 
 
-def exact_pins(spec) -> list[str]:
+def exact_pins(spec: SpecifierSet) -> list[str]:
     """The `==X.Y` specifiers of `spec` that pin a version shorter than X.Y.Z: PEP 440 pads them
     with zeros, so `==3.12` is 3.12.0 alone (`==3.12.*` is any 3.12)."""
     return [
@@ -121,7 +125,7 @@ class Mismatch:
             "repository's requires-python = {spec} excludes."
         ).format(version=self.version, python=self.python, spec=repr(self.requires))
 
-    def refusal(self, repo: Path, spec) -> str:
+    def refusal(self, repo: Path, spec: SpecifierSet) -> str:
         """Why the interpreter is refused, what `requires-python` means, what would match here."""
         said = _(
             "{repo}: its pyproject.toml has requires-python = {spec}, but it would be graded with "

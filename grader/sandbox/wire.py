@@ -20,6 +20,13 @@ from __future__ import annotations
 import base64
 import json
 import math
+from collections.abc import Callable
+
+# Which object a tag names: the worker's `handle(obj)` gives a tag for an object the wire does not
+# carry (None: not one of its own); the trusted side's `handle(id, class name)` builds a proxy for a
+# remote object (id None: a callable, called by its name).
+Tagger = Callable[[object], dict | None]
+ProxyMaker = Callable[[int | None, str], object]
 
 # A reply is parsed into Python objects many times its size (an empty list costs ~60 bytes for the
 # 3 bytes "[],"), so both its length and its number of containers are capped: the grader's own
@@ -35,7 +42,7 @@ class WireError(ValueError):
     what a reply's size cap measured (`too_big`), so the trusted side can say it in the report's
     language instead of passing this English text on."""
 
-    def __init__(self, message: str, fields: dict | None = None):
+    def __init__(self, message: str, fields: dict | None = None) -> None:
         super().__init__(message)
         self.fields = fields or {}
 
@@ -44,7 +51,7 @@ class WireError(ValueError):
 TOO_BIG = "a {kind} of {count:,} {unit} is larger than the {mib} MiB reply limit"
 
 
-def too_big(value) -> dict | None:
+def too_big(value: object) -> dict | None:
     """Why one container or string cannot fit in a reply, judged from its length alone (each item
     takes at least 2 bytes on the wire): the fields of TOO_BIG; None if it might. The worker checks
     this before encoding, so an enormous answer is refused at once instead of after minutes of
@@ -65,7 +72,7 @@ def too_big(value) -> dict | None:
 
 
 # ---------------------------------------------------------------------------------------- encoding
-def encode(value, *, handle=None, depth: int = 0):
+def encode(value: object, *, handle: Tagger | None = None, depth: int = 0) -> object:
     """A JSON-ready structure for `value`. `handle(obj)` turns other objects into a tag (or None)."""
     if depth > MAX_DEPTH:
         raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
@@ -82,23 +89,23 @@ def encode(value, *, handle=None, depth: int = 0):
     return exact(value, handle, depth + 1)
 
 
-def _encode_float(value: float, handle, depth: int):
+def _encode_float(value: float, handle: Tagger | None, depth: int):
     return value if math.isfinite(value) else {"f": repr(value)}
 
 
-def _encode_list(value: list, handle, depth: int):
+def _encode_list(value: list, handle: Tagger | None, depth: int):
     return [encode(v, handle=handle, depth=depth) for v in value]
 
 
-def _encode_tuple(value: tuple, handle, depth: int):
+def _encode_tuple(value: tuple, handle: Tagger | None, depth: int):
     return {"t": [encode(v, handle=handle, depth=depth) for v in value]}
 
 
-def _encode_bytes(value: bytes, handle, depth: int):
+def _encode_bytes(value: bytes, handle: Tagger | None, depth: int):
     return {"b": base64.b64encode(value).decode("ascii")}
 
 
-def _encode_dict(value: dict, handle, depth: int):
+def _encode_dict(value: dict, handle: Tagger | None, depth: int):
     return {
         "d": [
             [encode(k, handle=handle, depth=depth), encode(v, handle=handle, depth=depth)]
@@ -118,7 +125,7 @@ _ENCODERS = {
 }
 
 
-def _encode_other(value, handle, depth):
+def _encode_other(value: object, handle: Tagger | None, depth: int):
     """A value of no exact builtin type: the caller's tag for it (`handle`), else as a subclass."""
     if handle is not None:
         tag = handle(value)
@@ -127,7 +134,7 @@ def _encode_other(value, handle, depth):
     return _encode_subclass(value, handle, depth)
 
 
-def _encode_subclass(value, handle, depth):
+def _encode_subclass(value: object, handle: Tagger | None, depth: int):
     """Subclasses of builtins travel as the builtin they extend, read through the builtin's methods."""
     if isinstance(value, bool):
         return bool.__bool__(value)
@@ -152,7 +159,7 @@ def _encode_subclass(value, handle, depth):
     return {"o": [type(value).__name__, shown[:300]]}
 
 
-def dumps(message) -> bytes:
+def dumps(message: object) -> bytes:
     """One wire line (ASCII, newline-terminated) for an already-encoded message."""
     return json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode() + b"\n"
 
@@ -166,7 +173,7 @@ class Opaque:
     def __init__(self, type_name: str, shown: str) -> None:
         self.type_name, self.shown = type_name, shown
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return self is other
 
     __hash__ = object.__hash__
@@ -175,11 +182,11 @@ class Opaque:
         return f"<a {self.type_name}: {self.shown}>"
 
 
-def _reject_constant(name):
+def _reject_constant(name: str):
     raise WireError(f"bare {name} is not allowed on the wire")
 
 
-def loads(line: bytes):
+def loads(line: bytes) -> object:
     """Parse one line into raw JSON (objects as lists of pairs), enforcing the size cap."""
     if len(line) > MAX_LINE:
         raise WireError(f"message of {len(line)} bytes is over the {MAX_LINE}-byte limit")
@@ -200,7 +207,7 @@ class _Pairs(list):
 _SCALARS = frozenset({int, str, bool, float, type(None)})  # what `decode` returns as it is
 
 
-def decode(raw, *, handle=None, depth: int = 0):
+def decode(raw: object, *, handle: ProxyMaker | None = None, depth: int = 0) -> object:
     """Exact builtin values from raw JSON. `handle(id, cls)` builds remote-object proxies."""
     if depth > MAX_DEPTH:
         raise WireError(f"value nested deeper than {MAX_DEPTH} levels")
@@ -225,17 +232,17 @@ def decode(raw, *, handle=None, depth: int = 0):
 _MALFORMED = object()
 
 
-def _malformed(body, handle, depth: int):
+def _malformed(body: object, handle: ProxyMaker | None, depth: int):
     return _MALFORMED
 
 
-def _decode_tuple(body, handle, depth: int):
+def _decode_tuple(body: object, handle: ProxyMaker | None, depth: int):
     if type(body) is not list:
         return _MALFORMED
     return tuple(decode(v, handle=handle, depth=depth) for v in body)
 
 
-def _decode_bytes(body, handle, depth: int):
+def _decode_bytes(body: object, handle: ProxyMaker | None, depth: int):
     if type(body) is not str:
         return _MALFORMED
     try:
@@ -244,7 +251,7 @@ def _decode_bytes(body, handle, depth: int):
         raise WireError("bad base64 in a bytes value") from None
 
 
-def _decode_dict(body, handle, depth: int):
+def _decode_dict(body: object, handle: ProxyMaker | None, depth: int):
     if type(body) is not list:
         return _MALFORMED
     out = {}
@@ -260,17 +267,17 @@ def _decode_dict(body, handle, depth: int):
     return out
 
 
-def _decode_float(body, handle, depth: int):
+def _decode_float(body: object, handle: ProxyMaker | None, depth: int):
     return float(body) if body in ("nan", "inf", "-inf") else _MALFORMED
 
 
-def _decode_opaque(body, handle, depth: int):
+def _decode_opaque(body: object, handle: ProxyMaker | None, depth: int):
     if type(body) is list and len(body) == 2 and all(type(x) is str for x in body):
         return Opaque(body[0][:100], body[1][:300])
     return _MALFORMED
 
 
-def _decode_handle(body, handle, depth: int):
+def _decode_handle(body: object, handle: ProxyMaker | None, depth: int):
     if (
         handle is not None
         and type(body) is list
@@ -282,7 +289,7 @@ def _decode_handle(body, handle, depth: int):
     return _MALFORMED
 
 
-def _decode_callable(body, handle, depth: int):
+def _decode_callable(body: object, handle: ProxyMaker | None, depth: int):
     if handle is not None and type(body) is str:
         return handle(None, body[:100])
     return _MALFORMED
@@ -300,7 +307,7 @@ _TAGS = {
 }
 
 
-def envelope(raw) -> dict:
+def envelope(raw: object) -> dict:
     """The top level of a message: an object with distinct string keys (its values stay raw)."""
     if type(raw) is not _Pairs:
         raise WireError("a message must be a JSON object")
@@ -312,7 +319,7 @@ def envelope(raw) -> dict:
     return out
 
 
-def decode_plain(raw, resolve=None):
+def decode_plain(raw: object, resolve: Callable[[int], object] | None = None) -> object:
     """Worker-side decoding of trusted requests: same tags, plus iterators and object references."""
     if type(raw) is list:
         return [decode_plain(v, resolve) for v in raw]

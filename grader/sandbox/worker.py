@@ -10,12 +10,14 @@ the pipe fds named in its config; stdout/stderr belong to the student's prints.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
 import sys
 import traceback
 import types
+from collections.abc import Callable
 
 from . import _linux, forker, importing, wire
 from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
@@ -90,7 +92,7 @@ def within_hard_limit(which: int, soft: int, hard: int) -> tuple[int, int]:
 
 # ------------------------------------------------------------------------------------ serving
 class Worker:
-    def __init__(self, config: dict, rfile, wfile) -> None:
+    def __init__(self, config: dict, rfile: io.BufferedReader, wfile: io.BufferedWriter) -> None:
         self.config, self.rfile, self.wfile = config, rfile, wfile
         self.module = None
         self.objects: dict[int, object] = {}
@@ -98,14 +100,14 @@ class Worker:
         self.submission = os.path.realpath(config["submission"]) + os.sep
 
     # -- the submission ------------------------------------------------------------------
-    def bpe(self):
+    def bpe(self) -> types.ModuleType:
         """The student's package, imported once; if it does not import, what of it does
         (grader/sandbox/importing.py), so a broken module costs only the tests that need it."""
         if self.module is None:
             self.module = importing.import_package(self.config["submission"])
         return self.module
 
-    def handle(self, value):
+    def handle(self, value: object) -> dict | None:
         """Objects that are not data travel as handles: the trusted side calls back through them."""
         if isinstance(value, (int, float, str, bytes, bytearray, dict, list, tuple)):
             return None
@@ -116,17 +118,17 @@ class Worker:
             return {"h": [self.next_id - 1, type(value).__name__]}
         return None
 
-    def target(self, ref):
+    def target(self, ref: int) -> object:
         return self.bpe() if ref == 0 else self.objects[ref]
 
     # -- operations ------------------------------------------------------------------------
-    def op_getattr(self, msg):
+    def op_getattr(self, msg: dict) -> object:
         value = getattr(self.target(msg["target"]), msg["name"])
         if callable(value) and not hasattr(type(value), "__next__"):
             return {"c": msg["name"]}
         return wire.encode(value, handle=self.handle)
 
-    def op_call(self, msg):
+    def op_call(self, msg: dict) -> object:
         fn = self.target(msg["target"])
         for name in msg["path"]:
             fn = getattr(fn, name)
@@ -134,7 +136,7 @@ class Worker:
         kwargs = wire.decode_plain(msg["kwargs"], self.objects.__getitem__)
         return wire.encode(fn(*args, **kwargs), handle=self.handle)
 
-    def op_next(self, msg):
+    def op_next(self, msg: dict) -> dict:
         it, items, done = self.objects[msg["target"]], [], False
         for _ in range(msg["n"]):
             try:
@@ -144,7 +146,7 @@ class Worker:
                 break
         return {"t": [wire.encode(items, handle=self.handle), done]}
 
-    def op_stream(self, msg):
+    def op_stream(self, msg: dict) -> int:
         """encode_iterable over a file read lazily; ids leave in batches so none pile up here."""
         tok = self.objects[msg["target"]]
         count, batch = 0, []
@@ -162,7 +164,7 @@ class Worker:
         return count
 
     # -- the loop ----------------------------------------------------------------------------
-    def send(self, message) -> None:
+    def send(self, message: object) -> None:
         self.wfile.write(wire.dumps(message))
         self.wfile.flush()
 
@@ -255,7 +257,7 @@ class Worker:
 
 
 # ------------------------------------------------------------------------------------ stubs
-def stub_message(fn) -> str | None:
+def stub_message(fn: object) -> str | None:
     """The message of a function whose whole body (after its docstring) is `raise
     NotImplementedError("...")` and that nothing wraps; None for any other function."""
     if (
@@ -300,7 +302,7 @@ def stub_message(fn) -> str | None:
     return None
 
 
-def _stub(fn, bound: int) -> dict | None:
+def _stub(fn: Callable, bound: int) -> dict | None:
     """A stub's message and parameters (less the `bound` first: self, cls), as data."""
     message = stub_message(fn)
     if message is None:
@@ -311,7 +313,7 @@ def _stub(fn, bound: int) -> dict | None:
     return {"message": message, "params": [[p.name, int(p.kind), p.default is not p.empty] for p in params]}
 
 
-def stub_census(module) -> dict:
+def stub_census(module: types.ModuleType | None) -> dict:
     """`stubs`: the package's stubs by dotted name (public functions, and the constructors,
     classmethods and staticmethods of its public classes, that only raise NotImplementedError, as
     in an untouched starter); `callables`: its public functions and classes. A stub's call ends the
@@ -386,7 +388,7 @@ def watch_children() -> None:
     exitcode, terminate, kill = mp.BaseProcess.exitcode, mp.BaseProcess.terminate, mp.BaseProcess.kill
     noted: set[int] = set()
 
-    def watched_exitcode(self):
+    def watched_exitcode(self: mp.BaseProcess) -> int | None:
         code = exitcode.fget(self)
         if code is not None and code < 0 and not getattr(self, "_kit_ended", False):
             pid = self.pid or 0
@@ -398,8 +400,8 @@ def watch_children() -> None:
                     pass
         return code
 
-    def ended_by_parent(method):
-        def end(self):
+    def ended_by_parent(method: Callable[[mp.BaseProcess], None]) -> Callable[[mp.BaseProcess], None]:
+        def end(self: mp.BaseProcess) -> None:
             self._kit_ended = True
             return method(self)
 
@@ -410,7 +412,7 @@ def watch_children() -> None:
     mp.BaseProcess.kill = ended_by_parent(kill)
 
 
-def report_cores(n: int, *, affinity: bool = True):
+def report_cores(n: int, *, affinity: bool = True) -> Callable[[], None]:
     """Make the submission see `n` usable cores through every way Python tells it (os.cpu_count,
     os.process_cpu_count, os.sched_getaffinity, multiprocessing.cpu_count, and so the defaults of
     Pool and ProcessPoolExecutor); returns a function that restores what was there.

@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     i18n.use(getattr(args, "lang", None) or i18n.ENGLISH)  # a page's language is given, never guessed
     return cli.run(args)

@@ -39,7 +39,9 @@ class Roster:
     def by_id(self) -> dict[str, Student]:
         return {s.student_id: s for s in self.students}
 
-    def find(self, *, folder: str = "", lms_id: str = "", email: str = "", student_id: str = ""):
+    def find(
+        self, *, folder: str = "", lms_id: str = "", email: str = "", student_id: str = ""
+    ) -> Student | None:
         """The one student these keys name, or None. Keys are tried from the most specific."""
         for s in self.students:
             if folder and folder in (s.folder, s.student_id):

@@ -21,7 +21,7 @@ COMMANDS = ("collect", "finalize", "release", "similarity")
 STAFF_DIR = "staff"  # finalize's files, inside the farm's output folder
 
 
-def add_commands(sub) -> None:
+def add_commands(sub: argparse._SubParsersAction) -> None:
     """Add the staff subcommands to `sub`: `bpe-kit staff`'s, and the farm's (the old spelling)."""
     c = sub.add_parser("collect", help="copy an LMS bulk download into one folder or zip per student id")
     c.add_argument("download", type=Path, help="the unzipped Canvas or Gradescope download, or plain folders")
@@ -83,7 +83,7 @@ def add_commands(sub) -> None:
     )
 
 
-def add_grade_options(parser, *, roster_required: bool) -> None:
+def add_grade_options(parser: argparse.ArgumentParser, *, roster_required: bool) -> None:
     """What final grades are computed from: finalize, release, and the farm's class report."""
     parser.add_argument("--roster", type=Path, required=roster_required, help="the class roster (CSV)")
     parser.add_argument("--policy", type=Path, help="the late policy (TOML)")
@@ -96,7 +96,7 @@ def add_grade_options(parser, *, roster_required: bool) -> None:
     )
 
 
-def class_grades(args, source: str | None) -> dict:
+def class_grades(args: argparse.Namespace, source: str | None) -> dict:
     """What the farm's class report shows of the final grades, as plain data: the final score of
     every student beside the raw one when a late policy or overrides exist, and the roster's
     students with no submission (from --roster, else from what `collect` recorded in `source`)."""
@@ -122,7 +122,7 @@ def class_grades(args, source: str | None) -> dict:
     }
 
 
-def _grades(args):
+def _grades(args: argparse.Namespace):
     from . import class_roster, late_policy, overrides
     from .class_results import read_class
     from .final_grades import MARKED, compute
@@ -157,7 +157,7 @@ def _grades(args):
     return grades, policy
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     try:
         if args.cmd == "collect":
             from . import class_roster

@@ -73,7 +73,7 @@ class LatePolicy:
         return Lateness(days, slip, percent, due, f"{days} day(s) late{used}: -{percent:g}%")
 
 
-def _number(v, where: str, *, integer=False):
+def _number(v: object, where: str, *, integer: bool = False):
     if isinstance(v, bool) or not isinstance(v, int | float) or v < 0 or (integer and not isinstance(v, int)):
         raise StaffFileError(
             f"{where}: expected a non-negative {'whole ' if integer else ''}number, got {v!r}"
@@ -81,7 +81,7 @@ def _number(v, where: str, *, integer=False):
     return v
 
 
-def _time(v, where: str) -> datetime:
+def _time(v: object, where: str) -> datetime:
     if isinstance(v, datetime):
         if v.tzinfo is None:
             raise StaffFileError(f"{where}: {v} has no UTC offset (write e.g. 2026-11-20T23:59:00-08:00)")

@@ -17,9 +17,13 @@ import logging
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import StaffFileError, SubmissionError
 from ..farm.unpack import prepare
+
+if TYPE_CHECKING:
+    from copydetect import CopyDetector
 
 PAGE_PAIRS = 50  # pairs shown side by side; the CSV lists every pair above the threshold
 
@@ -153,7 +157,7 @@ def _label(f: str) -> str:
     return ("earlier/" if p.parent.name == "earlier" else "") + p.stem
 
 
-def _ranked(det, threshold: float) -> list[tuple[Pair, str, str]]:
+def _ranked(det: CopyDetector, threshold: float) -> list[tuple[Pair, str, str]]:
     """Each pair of files over `threshold` once, most similar first, with its two files."""
     found, seen = [], set()
     for i, fa in enumerate(det.test_files):
@@ -177,7 +181,7 @@ def _ranked(det, threshold: float) -> list[tuple[Pair, str, str]]:
     return found
 
 
-def _views(det, found: list[tuple[Pair, str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
+def _views(det: CopyDetector, found: list[tuple[Pair, str, str]]) -> dict[tuple[str, str], tuple[str, str]]:
     """Each pair's two files side by side, their matching code highlighted (HTML)."""
     from copydetect.utils import highlight_overlap
 

@@ -20,7 +20,7 @@ from ..terms import Cause, Status
 FEEDBACK_CAP = 8000
 
 
-def classify(excinfo) -> tuple[str, str]:
+def classify(excinfo: pytest.ExceptionInfo[BaseException]) -> tuple[str, str]:
     exc = excinfo.value
     if isinstance(exc, NotImplementedError):
         # A stub still in place: its own message says which function; a traceback would be noise.
@@ -42,7 +42,7 @@ def classify(excinfo) -> tuple[str, str]:
 _EXAMPLE_NOTE = re.compile(r"\A(?:Falsifying example|Failing test case): \w+\((.*)\)\s*\Z", re.S)
 
 
-def failing_example(exc) -> str | None:
+def failing_example(exc: BaseException) -> str | None:
     """The arguments of the example hypothesis shrank a property-test failure to, one per line
     (the test's name is left out: hidden tests stay unnamed); None outside a property test."""
     for note in getattr(exc, "__notes__", None) or []:
@@ -53,7 +53,7 @@ def failing_example(exc) -> str | None:
     return None
 
 
-def _classify(exc, excinfo) -> tuple[str, str]:
+def _classify(exc: BaseException, excinfo: pytest.ExceptionInfo[BaseException]) -> tuple[str, str]:
     remote = _remote_text(exc)
     if remote is not None:
         return Status.FAILED, remote
@@ -67,7 +67,7 @@ def _classify(exc, excinfo) -> tuple[str, str]:
     return Status.FAILED, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
-def _remote_text(exc) -> str | None:
+def _remote_text(exc: BaseException) -> str | None:
     from ..sandbox.remote_errors import RemoteError
 
     if isinstance(exc, RemoteError):
@@ -75,7 +75,9 @@ def _remote_text(exc) -> str | None:
     return None
 
 
-def record(item, report, call, output: str) -> dict | None:
+def record(
+    item: pytest.Item, report: pytest.TestReport, call: pytest.CallInfo[None], output: str
+) -> dict | None:
     """One record per test phase worth reporting (see plugin.pytest_runtest_makereport)."""
     when = call.when
     if report.passed and when != "call":
@@ -123,7 +125,7 @@ def record(item, report, call, output: str) -> dict | None:
     return rec
 
 
-def _cause(item, cause: Cause) -> Cause:
+def _cause(item: pytest.Item, cause: Cause) -> Cause:
     """The cause as a report holds it: its summary (which may quote the student) made safe."""
     out = dict(cause)
     if isinstance(out.get("summary"), str):
@@ -131,7 +133,7 @@ def _cause(item, cause: Cause) -> Cause:
     return out
 
 
-def cause_of(exc) -> Cause | None:
+def cause_of(exc: BaseException) -> Cause | None:
     """The fault a failure is known to come from, as data: a diagnosed one (`Diagnosed.cause`), or
     the student's exception, keyed by its type and the line of their code that raised it. The same
     exception raised at the same line is one fault by construction (`one_fault`): it costs at most
@@ -164,7 +166,7 @@ _TEMP_DIRS = re.compile(r"/tmp/bpe-kit-[A-Za-z0-9_]+|/tmp/pytest-of-[^/\s]+/pyte
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _normal(item, text: str, cap: int = FEEDBACK_CAP) -> str:
+def _normal(item: pytest.Item, text: str, cap: int = FEEDBACK_CAP) -> str:
     """Feedback a report can always hold, the same on every run of the same submission.
 
     Random temp names are replaced; lone surrogates (which a student's message may carry and UTF-8

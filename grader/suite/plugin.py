@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis.configuration import set_hypothesis_home_dir
@@ -24,12 +25,20 @@ from ..sandbox.isolation import LEVELS
 from ..sandbox.per_test import TestLimits
 from . import outcome
 
+if TYPE_CHECKING:
+    from collections.abc import Generator, Iterator
+
+    import pluggy
+
+    from ..budgets import PerTestLimits
+    from ..sandbox.kit import Bpe
+
 _SESSION = pytest.StashKey[object]()
 _RECORDS = pytest.StashKey[list]()
 _OUTPUT = pytest.StashKey[str]()
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("bpe-kit grader")
     group.addoption("--submission", default="solution", help="directory that contains the bpe package")
     group.addoption(
@@ -80,7 +89,7 @@ def pytest_addoption(parser):
     )
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RECORDS] = []
     i18n.use(config.getoption("--grader-lang"))
     # Hypothesis keeps the Unicode tables its character strategies need (computed from unicodedata,
@@ -93,7 +102,7 @@ def pytest_configure(config):
         set_hypothesis_home_dir(run_file.parent / "hypothesis")
 
 
-def _journal(config, entry: dict) -> None:
+def _journal(config: pytest.Config, entry: dict) -> None:
     path = config.getoption("--grader-journal")
     if path:
         with open(path, "a", encoding="utf-8") as f:
@@ -101,12 +110,12 @@ def _journal(config, entry: dict) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
+def pytest_runtest_setup(item: pytest.Item) -> None:
     _journal(item.config, {"start": item.nodeid})
 
 
 @pytest.fixture(scope="session")
-def bpe(request):
+def bpe(request: pytest.FixtureRequest) -> Iterator[Bpe]:
     """The student's `bpe` package, shaped like the module, with the trusted helpers in `bpe.kit`."""
     config = request.config
     parent = Path(config.getoption("--submission")).resolve()
@@ -150,12 +159,12 @@ def bpe(request):
     proxy.kit.close()
 
 
-def _session(item):
+def _session(item: pytest.Item):
     """The sandbox session serving the tests (None in-process: there are no workers to manage)."""
     return item.config.stash.get(_SESSION, None)
 
 
-def _test_timeout(item) -> float | None:
+def _test_timeout(item: pytest.Item) -> float | None:
     marker = item.get_closest_marker("timeout")
     if marker is not None and marker.args:
         return float(marker.args[0])
@@ -172,12 +181,12 @@ _TIMES = pytest.StashKey[dict]()
 _LIMITS = pytest.StashKey[object]()  # budgets.PerTestLimits, when the tests have CPU limits
 
 
-def times_key(item) -> str:
+def times_key(item: pytest.Item) -> str:
     """`test_part2.py::test_x[param]`: a graded test as the per-test times fixture names it."""
     return f"{Path(str(item.path)).name}::{item.name}"
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The worker's deadline is the test's timeout; pytest-timeout gets a few seconds more, as a
     backstop, so a slow submission is reported as such rather than as a pytest-timeout. Each test
     also gets its CPU-time limit, derived from the reference's time for it (grader/calibration.py):
@@ -195,7 +204,7 @@ def pytest_collection_modifyitems(config, items):
         item.stash[_TEST_LIMITS] = limits_of_test(times_key(item), budget, limits)
 
 
-def limits_of_test(key: str, budget: float | None, limits) -> TestLimits:
+def limits_of_test(key: str, budget: float | None, limits: PerTestLimits | None) -> TestLimits:
     """The limits of test `key` (`times_key`), the one place they are made: its wall-clock
     `budget`, and its CPU limits from `limits` (budgets.PerTestLimits; None: no CPU limits)."""
     if limits is None:
@@ -215,7 +224,7 @@ def limits_of_test(key: str, budget: float | None, limits) -> TestLimits:
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_protocol(item):
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, None]:
     """Before the test's clocks start (pytest-timeout's among them: this wrapper runs outside it),
     its worker imports the submission under the import's own limit (session.Session.prepare)."""
     session = _session(item)
@@ -225,7 +234,7 @@ def pytest_runtest_protocol(item):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, None]:
     session = _session(item)
     if session is not None:
         session.begin_test(item.stash[_TEST_LIMITS])
@@ -239,7 +248,9 @@ def pytest_runtest_call(item):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
     report = (yield).get_result()
     session = _session(item)
     test_over = call.when == "call" or (call.when == "setup" and not report.passed)
@@ -256,7 +267,7 @@ def pytest_runtest_makereport(item, call):
             report.user_properties.append(("bpe_status", record["status"]))
 
 
-def pytest_sessionfinish(session):
+def pytest_sessionfinish(session: pytest.Session) -> None:
     times = session.config.getoption("--grader-test-times")
     if times:
         Path(times).write_text(

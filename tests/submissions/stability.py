@@ -10,7 +10,7 @@ budget of its own, grader/sandbox/box.py) and "user" (graded by an ordinary user
 namespaces). Every run must agree with catalogue.toml (a variant fails nothing) and with the
 others. Prints one line per row and run (its score, and the tests whose verdict differs) and exits
 1 when any verdict differs. `make stability` runs it on every row that is not hostile; the kit's
-tests run `side_by_side` on the pool rows (tests/kit/test_catalogue_stability.py).
+tests run `side_by_side` on the pool rows (tests/kit/submissions/test_catalogue_stability.py).
 """
 
 from __future__ import annotations

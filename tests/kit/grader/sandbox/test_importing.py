@@ -19,13 +19,14 @@ import pytest
 
 from grader import report
 from grader.errors import ModuleDoesNotImport
+from grader.paths import KIT_ROOT
 from grader.rubric import Entry
 from grader.sandbox.importing import CONTRACT
 from grader.sandbox.remote_errors import rebuild_exception
 from grader.scoring import Scored
 from grader.terms import Status
 
-KIT = Path(__file__).resolve().parents[2]
+KIT = KIT_ROOT
 
 
 def _exports(init: Path) -> dict[str, tuple[str, ...]]:

@@ -28,9 +28,10 @@ from grader.farm import records
 from grader.farm.batch import BUDGET_MARGIN, REFERENCE_SECONDS, default_budget
 from grader.farm.roster import discover, in_shard, parse_shard
 from grader.farm.unpack import prepare
+from grader.paths import KIT_ROOT
 from grader.sandbox.isolation import Isolation
 
-KIT = Path(__file__).resolve().parents[2]
+KIT = KIT_ROOT
 ALL = ["1.1", "1.2", "2.1", "3.1"]
 
 

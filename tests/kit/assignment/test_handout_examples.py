@@ -4,7 +4,7 @@ Blocks fenced as ```python are examples; a block whose first line is a comment c
 "not run" is exempt (signature listings, snippets that need the student's finished code).
 All examples run in one fresh interpreter, each in its own namespace, with the solution's `bpe`
 and the kit's `data` package importable, in a scratch working directory: the English handout's and
-each translation's (whose examples are the English ones: tests/kit/test_handout_languages.py).
+each translation's (whose examples are the English ones: tests/kit/assignment/test_handout_languages.py).
 """
 
 from __future__ import annotations

@@ -9,11 +9,12 @@ fails here, and the entry is re-checked or dropped.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mutation"))
+from grader.paths import KIT_ROOT
+
+sys.path.insert(0, str(KIT_ROOT / "tests" / "mutation"))
 from mutants import (  # the kit's mutation tools, tests/mutation/
     EQUIVALENT,
     MODULE_PARTS,

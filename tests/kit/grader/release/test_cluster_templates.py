@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from grader.farm.__main__ import build_parser as farm_parser
+from grader.paths import KIT_ROOT
 from grader.sandbox.isolation import Isolation
 
-KIT = Path(__file__).resolve().parents[2]
+KIT = KIT_ROOT
 TEMPLATES = KIT / "grader/release/templates"
 ECHO_PYTHON = '#!/bin/sh\nprintf "%s\\n" "$@"\n'  # prints its arguments, one a line
 

@@ -12,14 +12,14 @@ import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
 from grader.farm.__main__ import build_parser as farm_parser
+from grader.paths import KIT_ROOT
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "grader/release/templates"
+TEMPLATES = KIT_ROOT / "grader/release/templates"
 
 
 def load(name):

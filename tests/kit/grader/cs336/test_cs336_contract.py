@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-KIT_ROOT = Path(__file__).resolve().parents[2]
+from grader.paths import KIT_ROOT
+
 sys.path[:0] = [str(KIT_ROOT / "tests" / "submissions" / "cs336"), str(KIT_ROOT / "tests" / "submissions")]
 import cs336_catalogue as build  # noqa: E402
 import jail  # noqa: E402

@@ -1,5 +1,5 @@
 """The grade in the student's language: how the language is chosen, and the Chinese report at 80
-columns, tested as the English one is (tests/kit/test_student_loop.py)."""
+columns, tested as the English one is (tests/kit/grader/test_student_loop.py)."""
 
 from __future__ import annotations
 

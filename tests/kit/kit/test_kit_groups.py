@@ -1,6 +1,6 @@
 """The kit's tests rely on pytest-xdist's `--dist loadgroup` keeping an `xdist_group` on one worker:
 a catalogue row's tests share one grading (tests/submissions/prefetch.py), and a hostile row's root
-and user runs must never run at once (tests/kit/test_catalogue_hostile.py). pytest 9.2 with
+and user runs must never run at once (tests/kit/submissions/test_catalogue_hostile.py). pytest 9.2 with
 pytest-xdist 3.8 silently stopped doing it (xdist sets a node id pytest no longer reads): every row
 could be graded twice, and traces charged to the wrong run. This checks the locked pair does it.
 """

@@ -26,11 +26,12 @@ from instructor_fakes import make_submission, write_suite
 from ruamel.yaml import YAML
 from sandboxed import PYTHON, ordinary_user
 
+from grader.paths import KIT_ROOT
 from grader.release import engines
 from grader.release.engines import ROOT, ROOT_CONFINED, USER, USER_REFUSED
 from grader.sandbox.isolation import Isolation
 
-KIT = Path(__file__).resolve().parents[2]
+KIT = KIT_ROOT
 TEMPLATES = KIT / "grader/release/templates"
 # Run as an ordinary user, it makes a user namespace of its own where no other may be made, then
 # runs the command as that same user: a kernel that refuses user namespaces, without root.
@@ -131,7 +132,7 @@ def _student() -> tuple:
 
 def _farm() -> tuple:
     """No template: the farm runs as root or as an ordinary user, anywhere: graded so as root in
-    test_instructor_farm.py, as an ordinary user in test_catalogue_farm.py, and refused below."""
+    test_farm.py, as an ordinary user in test_catalogue_farm.py, and refused below."""
     return (ROOT, USER, USER_REFUSED)
 
 

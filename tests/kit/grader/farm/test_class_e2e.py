@@ -24,7 +24,7 @@ from grader.paths import KIT_ROOT as KIT
 CATALOGUE = KIT / "tests/submissions"
 
 # A fast slice of the real graded suite (the grader's own test selection): Part 1, Part 2, and a
-# hidden Part 3 test. The speed gates are left out for time; their feedback is parsed in test_instructor_report.
+# hidden Part 3 test. The speed gates are left out for time; their feedback is parsed in test_report_html.
 SUBSET = "test_merge or test_train_tiny_words or test_hidden_encode"
 
 

@@ -16,7 +16,9 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-KIT = Path(__file__).resolve().parents[2]
+from grader.paths import KIT_ROOT
+
+KIT = KIT_ROOT
 PYPROJECT = tomllib.loads((KIT / "pyproject.toml").read_text())
 LOCKS = ("grading", "dev", "bench")
 

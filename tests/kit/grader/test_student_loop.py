@@ -16,11 +16,12 @@ import pytest
 
 from grader import rubric
 from grader.errors import StarterError
+from grader.paths import KIT_ROOT
 from grader.release import starter_check
 from grader.release.handout import build
 from grader.release.rubric_filter import visible_only
 
-KIT = Path(__file__).resolve().parents[2]
+KIT = KIT_ROOT
 STUDENT_MAKEFILE = KIT / "grader/release/templates/student.Makefile"
 
 

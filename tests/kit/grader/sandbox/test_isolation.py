@@ -1,7 +1,7 @@
 """Where workers get no namespaces, the kit says why in one line, naming what would allow them.
 
 The namespaced grading itself (as root, and as an ordinary user in user namespaces) is proved by
-the hostile catalogue (test_catalogue_hostile.py) and the Slurm template (test_staff_slurm.py)."""
+the hostile catalogue (test_catalogue_hostile.py) and the Slurm template (test_slurm.py)."""
 
 from __future__ import annotations
 
