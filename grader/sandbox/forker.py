@@ -10,6 +10,9 @@ no capability and no way back (a user namespace of its own, like worker.confine'
 the zygote's but its own. The trusted side (forked.py) checks from outside that each of these
 holds, and that the zygote stays idle between forks: else it stops forking.
 
+`worker` is worker.Worker (not imported here: worker.py imports this file) and `census` its
+encoded stub census.
+
 The chain is zygote -> keeper -> test worker. unshare(CLONE_NEWPID) puts only the caller's
 children in the new PID namespace, so the keeper makes the namespaces and forks the test worker
 into them; it then waits, and leaves the test worker's wait status as its own (trusted side reads
@@ -37,7 +40,7 @@ MAX_FDS = 8  # a fork request carries three descriptors
 KEEPER_FAILED = 71  # the keeper's exit status when a fork's set-up failed before the test worker ran
 
 
-def serve(worker, control: socket.socket, proc: int, census) -> None:
+def serve(worker: object, control: socket.socket, proc: int, census: object) -> None:
     """Fork a test worker for each request on `control`, once the import is done and said
     (worker.main): the zygote itself answers no call."""
     worker.rfile.close()
@@ -85,7 +88,7 @@ def _reap() -> None:
             return
 
 
-def _keeper(worker, control: socket.socket, proc: int, fds: list[int], census) -> None:
+def _keeper(worker: object, control: socket.socket, proc: int, fds: list[int], census: object) -> None:
     """In the fork: new namespaces, then the test worker inside them; wait for it, end as it did."""
     try:
         control.close()
@@ -117,7 +120,9 @@ def _keeper(worker, control: socket.socket, proc: int, fds: list[int], census) -
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else KEEPER_FAILED)
 
 
-def _test_worker(worker, proc: int, fds: tuple[int, int, int], census, uid: int, gid: int) -> None:
+def _test_worker(
+    worker: object, proc: int, fds: tuple[int, int, int], census: object, uid: int, gid: int
+) -> None:
     """PID 1 of the test's namespaces: fresh writable folders, no capabilities, then serve."""
     req_r, rep_w, out_w = fds
     try:
