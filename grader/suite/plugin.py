@@ -66,6 +66,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--worker-python", default=None, help="the student's interpreter for the worker")
     group.addoption(
+        "--worker-fresh",
+        action="store_true",
+        help="a fresh worker per test, never forked from one that imported the submission",
+    )
+    group.addoption(
         "--grader-lang",
         type=i18n.argument,
         default=i18n.ENGLISH,
@@ -135,6 +140,7 @@ def bpe(request: pytest.FixtureRequest) -> Iterator[Bpe]:
             config.getoption("--worker-isolation"),
             hide=tuple(Path(p) for p in config.getoption("--worker-hide")),
             python=config.getoption("--worker-python"),
+            fork=not config.getoption("--worker-fresh"),
         )
         output = ""
         try:
