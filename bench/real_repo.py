@@ -2,10 +2,11 @@
 imports torch, as real ones do (their model code is beside the tokenizer), and whose trainer runs
 a process pool, graded as an instructor grades one (`grade --contract cs336 --python ...`).
 
-Built from the kit's CS336 catalogue (tests/submissions/cs336: the reference layout with the `pools`
-overlay), with `import torch` added to the package. Torch comes from `make bench` (pip's
-`torch==2.13.0`, the CPU build where the index has one); `--torch-python` names another
-interpreter that has it. Without one the figure is not measured, and says why.
+Built from the kit's CS336 catalogue (tests/submissions/cs336: its reference layout), with
+`import torch` added to the package and the trainer's work done in a `multiprocessing.Pool`.
+Torch comes from `make bench` (pip's `torch==2.13.0`, the CPU build where the index has one);
+`--torch-python` names another interpreter that has it. Without one the figure is not measured,
+and says why.
 """
 
 from __future__ import annotations
@@ -32,19 +33,34 @@ def torch_python(given: str | None) -> tuple[str | None, str | None]:
     return None, f"{candidates[0]} cannot import torch (`make bench` installs it; or --torch-python PATH)"
 
 
+TRAIN_IN_A_POOL = '''"""`train_bpe` as CS336 asks for it, its work done in a process pool (fork, Linux's default)."""
+
+import multiprocessing
+
+from cs336_basics import bpe
+
+
+def train_bpe(input_path, vocab_size, special_tokens, **kwargs):
+    with multiprocessing.Pool(2) as pool:
+        return pool.apply(bpe.train_bpe, (input_path, vocab_size, list(special_tokens)))
+'''
+
+
 def build(dest: Path) -> Path:
-    """The repository: the catalogue's `cs336-pools` row, its package importing torch."""
+    """The repository: the catalogue's CS336 reference, its package importing torch and its trainer
+    working in a pool."""
     sys.path.insert(0, str(CATALOGUE))
     try:
         import cs336_catalogue
     finally:
         sys.path.remove(str(CATALOGUE))
-    row = next(r for r in cs336_catalogue.load() if r.name == "cs336-pools")
+    row = next(r for r in cs336_catalogue.load() if r.name == "cs336-reference")
     repo = cs336_catalogue.build(row, dest)
     init = repo / "cs336_basics" / "__init__.py"
     init.write_text(
         "import torch  # noqa: F401  (as a real repository's model code does)\n" + init.read_text()
     )
+    (repo / "cs336_basics" / "train_bpe.py").write_text(TRAIN_IN_A_POOL)
     return repo
 
 
