@@ -50,10 +50,13 @@ class Workers:
         return self.worker
 
     def _new(self) -> WorkerProcess:
+        """A forked worker, or a fresh one. A zygote that does not start or import ends forking:
+        its import's failure is the session's to tell (`_await_import` recorded it), as a fresh
+        worker's would be, and a fresh worker starts as it would have."""
         if self.forking:
             try:
                 return ForkedWorker(self._zygote())
-            except ForkRefused:
+            except (ForkRefused, GradingAbort):
                 self.stop_forking()
         return WorkerProcess(self.sandbox)
 
