@@ -52,6 +52,7 @@ def merge_fault(
         or eot_apart_fault(text, specials, got, limit)
         or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
+        or specials_counted_fault(text, specials, got, limit)
         or (
             repeats_fault(text, specials, asked_vocab_size, train, case.stops_early)
             if train is not None
@@ -128,6 +129,49 @@ def mistake_fault(diagnostics, got: list) -> Cause | None:
             summary = _inside_parentheses(_(mistake.name))
             return {"key": f"mistake {key}", "where": "train_bpe", "summary": summary, "one_fault": True}
     return None
+
+
+# Special tokens cut out, then pre-tokenized and counted as text: the stored not-split mistake in
+# another shape (both count the special tokens' bytes as text, and where one kind of special token
+# stands between letters they make the same merges), so one fault, under that mistake's key.
+SPECIALS_AS_TEXT: Cause = {
+    "key": "mistake specials_not_split",
+    "where": "train_bpe",
+    "summary": N_("train_bpe counts the special tokens it cut out as text"),  # translated when returned
+    "one_fault": True,
+    "hint": N_(
+        "Your trainer cuts the special tokens out, then pre-tokenizes and counts them like the text "
+        "around them, so their bytes get merged. Drop each special token once it is cut out: no "
+        "merge may use its bytes."
+    ),
+}
+
+
+def specials_counted_fault(text: str, specials, got: list, limit: int) -> Cause | None:
+    """SPECIALS_AS_TEXT when `got` are exactly the merges a correct trainer learns from `text` with
+    each special token it holds counted as text (pre-tokenized) besides the pieces between them."""
+    from grader.oracles.trainer import pretokens, split_on_specials
+
+    specials = list(dict.fromkeys(specials))
+    cut = [piece for piece in split_on_specials(text, specials) if piece in specials]
+    if not cut:
+        return None
+    counts = pretokens(text, specials)
+    for piece in cut:
+        counts.update(pretokens(piece, []))
+    if learned(counts, limit) != [tuple(p) for p in got]:
+        return None
+    summary = SPECIALS_AS_TEXT["summary"]
+    return dict(SPECIALS_AS_TEXT, summary=_(summary))
+
+
+def specials_as_text_fault(text: str, specials, vocab_size: int, vocab, got: list, contract: str = "kit"):
+    """SPECIALS_AS_TEXT for a check with no stored merges to compare with (2.18's file of special tokens only), when the vocab
+    follows `got` and a correct trainer that counts the special tokens as text learns exactly them."""
+    specials = list(dict.fromkeys(specials))
+    if not oracles_here() or not vocab_follows(vocab, specials, got, contract):
+        return None
+    return specials_counted_fault(text, specials, got, vocab_size - 256 - len(specials))
 
 
 def _inside_parentheses(name: str) -> str:
