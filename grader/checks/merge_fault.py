@@ -12,6 +12,10 @@ whose ties went another way, and nothing else.
 
 from __future__ import annotations
 
+from collections import Counter
+
+import regex
+
 from data.corpus import EOT
 from grader.checks import golden, oracles_here
 from grader.checks.messages import first_difference
@@ -53,6 +57,7 @@ def merge_fault(
         or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
         or specials_counted_fault(text, specials, got, limit)
+        or unescaped_fault(text, specials, got, limit)
         or (
             repeats_fault(text, specials, asked_vocab_size, train, case.stops_early)
             if train is not None
@@ -163,6 +168,56 @@ def specials_counted_fault(text: str, specials, got: list, limit: int) -> Cause 
         return None
     summary = SPECIALS_AS_TEXT["summary"]
     return dict(SPECIALS_AS_TEXT, summary=_(summary))
+
+
+def unescaped_cause() -> Cause:
+    """The stored unescaped-specials mistake's cause (its key, its words), for a shape of it that
+    no stored merges hold: see `unescaped_fault`."""
+    from grader.checks.mistakes import BY_ID
+
+    mistake = BY_ID["specials_unescaped"]
+    return {
+        "key": "mistake specials_unescaped",
+        "where": "train_bpe",
+        "summary": _(mistake.name),
+        "one_fault": True,
+        "hint": mistake.explanation,
+    }
+
+
+def unescaped_fault(text: str, specials, got: list, limit: int) -> Cause | None:
+    """The unescaped-specials mistake when `got` are exactly the merges a correct trainer learns
+    from `text` cut by the special tokens joined into a regex without escaping (longest first, or
+    in the order given), that regex's matches dropped (a trainer that splits on it) or counted as
+    text: shapes of the stored mistake (given order, matches counted), under its key."""
+    from grader.checks.diagnose import reference_pretokenize
+
+    specials = list(dict.fromkeys(specials))
+    if not specials:
+        return None
+    want = [tuple(p) for p in got]
+    tried = []
+    for order in (sorted(specials, key=len, reverse=True), specials):
+        try:
+            pattern = regex.compile("|".join(order))
+        except regex.error:
+            return None
+        if pattern.pattern in tried:
+            continue
+        tried.append(pattern.pattern)
+        between = Counter(
+            w.encode("utf-8", "surrogatepass")
+            for piece in pattern.split(text)
+            for w in reference_pretokenize(piece or "")
+        )
+        matched = Counter(
+            w.encode("utf-8", "surrogatepass")
+            for m in pattern.finditer(text)
+            for w in reference_pretokenize(m.group())
+        )
+        if learned(between, limit) == want or learned(between + matched, limit) == want:
+            return unescaped_cause()
+    return None
 
 
 def specials_as_text_fault(text: str, specials, vocab_size: int, vocab, got: list, contract: str = "kit"):

@@ -14,7 +14,7 @@ from grader.checks.diagnose import (
     first_difference_in_specials,
     student_pretokens,
 )
-from grader.checks.merge_fault import EOT_APART, learned, merge_fault, vocab_follows
+from grader.checks.merge_fault import EOT_APART, learned, merge_fault, unescaped_cause, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
 from grader.i18n import N_, _
@@ -133,18 +133,21 @@ RESPELLED = N_(
 def _crash_from_unescaped(
     bpe, case: golden.TrainCase, specials: list[str], vocab_size: int, call: str, crash
 ):
-    """Raise the split's cause, proven the only fault, for a crash of train_bpe when the split on
-    the corpus is exactly the one of the special tokens joined into a regex without escaping, and
-    the trainer, given the corpus with the special tokens respelled (`diagnose.respelling`: no
-    character of theirs means anything to a regex), makes exactly the right merges."""
+    """Raise the unescaped special tokens' cause, proven the only fault, for a crash of train_bpe
+    when the trainer, given the corpus with the special tokens respelled (`diagnose.respelling`: no
+    character of theirs means anything to a regex), makes exactly the right merges, and the split
+    on the corpus is either right (the trainer's own regex: the stored mistake's key) or exactly
+    the one of the special tokens joined into a regex without escaping (the split's key)."""
     if not oracles_here() or not specials:
         return
     text = case.corpus_text()
     found = first_difference_in_pieces(bpe, text, specials)
-    if found is None or found.stage != "split_on_special_tokens":
+    if found is not None and (
+        found.stage != "split_on_special_tokens" or diagnose.unescaped_cut(text, specials, found.got) is None
+    ):
         return
     respell = diagnose.respelling(specials, text)
-    if respell is None or diagnose.unescaped_cut(text, specials, found.got) is None:
+    if respell is None:
         return
     ask = _asked_again(bpe, [respell[s] for s in specials], diagnose.CALL_CPU_S)
     with tempfile.TemporaryDirectory(prefix="bpe-kit-respelled-") as folder:
@@ -157,9 +160,14 @@ def _crash_from_unescaped(
     if merges != case.merges:
         return
     said = _("{call} raised {error}: {message}").format(call=call, error=crash.remote_type, message=crash)
-    failure = diagnosed(found, said + "\n" + _(RESPELLED), "train_bpe")
-    failure.cause["one_fault"] = True
-    raise failure from None
+    if found is not None:
+        failure = diagnosed(found, said + "\n" + _(RESPELLED), "train_bpe")
+        failure.cause["one_fault"] = True
+        raise failure from None
+    cause = unescaped_cause()
+    hint = cause.pop("hint")
+    likely = _("Likely cause: {summary}.").format(summary=cause["summary"]) + "\n  " + _(hint)
+    raise Diagnosed(said + "\n" + likely + "\n" + _(RESPELLED), cause) from None
 
 
 PROBE_CPU_FACTOR = 8  # the probe trains on the text four times, for fewer merges: a few times the call
