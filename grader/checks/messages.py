@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grader.checks.diagnose import Diagnosed, Finding
+from grader.checks.diagnose import Diagnosed, Finding, case_blind_cut, unescaped_cut
 from grader.checks.golden import Diagnostics
 from grader.checks.mistakes import BY_ID, TIE_MISTAKES, Mistake
 from grader.checks.render import show, show_pair
-from grader.i18n import _
+from grader.i18n import N_, _
 from grader.terms import Cause
 
 if TYPE_CHECKING:
@@ -242,6 +242,7 @@ def finding_words(finding: Finding) -> tuple[str, str]:
             expected=repr(f.expected),
             got=repr(f.got),
         )
+        body += _likely_mistake(f)
     elif f.stage == "pretokenize":
         head = _("Your pretokenize splits {text:.120} differently").format(text=repr(f.given))
         body = _(
@@ -276,6 +277,29 @@ def finding_words(finding: Finding) -> tuple[str, str]:
             "token once, then one id per merge."
         ).format(expected=_shown(f.expected), got=_shown(f.got))
     return head, body
+
+
+SPECIALS_ANY_CASE = (
+    N_("special tokens matched in any case"),
+    N_(
+        "Special tokens match literally, case included: with '<|endoftext|>' listed, '<|ENDOFTEXT|>' "
+        "is ordinary text. Match them without IGNORECASE, and look their ids up as they are written "
+        "(not case-folded)."
+    ),
+)
+
+
+def _likely_mistake(f: Finding) -> str:
+    """The classic mistake that makes exactly the split a finding shows, in words ("" when none):
+    the special tokens joined into a regex without escaping, or matched in any case."""
+    text, specials = f.given
+    if unescaped_cut(text, specials, f.got) is not None:
+        name, explanation = BY_ID["specials_unescaped"].name, BY_ID["specials_unescaped"].explanation
+    elif [piece for piece, _special in case_blind_cut(text, specials)] == f.got:
+        name, explanation = SPECIALS_ANY_CASE
+    else:
+        return ""
+    return "\n" + _("Likely cause: {summary}.").format(summary=_(name)) + "\n  " + _(explanation)
 
 
 def explain_finding(finding: Finding, exercised: str | None = None) -> str:

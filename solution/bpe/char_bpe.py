@@ -98,7 +98,7 @@ class CharBPE:
         out = []
         for i in ids:
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self.vocab):
-                raise ValueError(f"unknown token id {i!r} (vocabulary has ids 0..{len(self.vocab) - 1})")
+                raise ValueError(f"unknown token id {i!r} (the vocabulary has {len(self.vocab)} ids)")
             out.append(self.vocab[i])
         return "".join(out)
 

@@ -20,6 +20,9 @@ from grader.checks.diagnose import (
     first_difference_in_pieces,
     reference_pretokenize,
     reference_split,
+    respelled_text,
+    respelling,
+    unescaped_cut,
 )
 from grader.checks.merge_fault import first_merges_fault, merge_count_fault, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges
@@ -61,6 +64,11 @@ DIAGNOSED_SAMPLE_CHARS = 20_000  # the start of the text: enough stories to meet
 # makes each pre-token a piece of its own, which any pretokenize that keeps a lone pre-token whole
 # gets right (see `_cause_first`).
 SEPARATOR = "\x1e"
+RESPELLED = N_(
+    "Given the same special tokens spelled in characters that mean nothing to a regex (at the same "
+    "ids), your {exercised} passes this gate: its failure here comes from the unescaped special "
+    "tokens alone."
+)
 REPLAYED = N_(
     "Given the same text with each pre-token cut out as a piece of its own (by one more special "
     "token), your {exercised} passes this gate: its failure here comes from the pieces alone."
@@ -110,22 +118,41 @@ def _pieces_of(bpe, text: str):
 
 
 @contextlib.contextmanager
-def _cause_first(found, exercised: str, replay):
+def _cause_first(found, exercised: str, replay, respelled=None):
     """A failure of a gate whose pieces differ names them first. It is proven to come from them
     alone when `replay()` (the gate again, on the same pre-tokens, each a piece of its own: the
     student's code on the right pieces) passes: the gate then carries their cause as a gate's,
     charged by the test that names it, never here (grader/charges.py). A replay that fails too
-    proves nothing: slow code, or no real work, is charged here as usual."""
+    proves nothing: slow code, or no real work, is charged here as usual.
+
+    When the split is exactly the one of the special tokens joined into a regex without escaping,
+    `respelled()` (the gate again, its special tokens spelled in characters that mean nothing to a
+    regex, at the same ids) passing proves that fault alone, a crash of the student's code
+    included; a crash not proven so keeps its own cause."""
+    from grader.sandbox.remote_errors import RemoteError
+
     try:
         yield
-    except AssertionError as failure:
+    except (AssertionError, RemoteError) as failure:
+        crashed = isinstance(failure, RemoteError)
         if found is None:
             raise
-        message = str(failure).rstrip()
-        proven = _passes(replay)
-        if proven:
+        unescaped = respelled is not None and unescaped_cut(*found.given, found.got) is not None
+        if crashed:
+            message = _("Your code raised {error}: {message}").format(
+                error=failure.remote_type, message=failure
+            )
+        else:
+            message = str(failure).rstrip()
+        if not crashed and _passes(replay):
             message += "\n" + _(REPLAYED).format(exercised=exercised)
-        raise diagnosed(found, message, exercised, gate=proven) from None
+        elif unescaped and _passes(respelled):
+            message += "\n" + _(RESPELLED).format(exercised=exercised)
+        elif crashed:
+            raise
+        else:
+            raise diagnosed(found, message, exercised) from None
+        raise diagnosed(found, message, exercised, gate=True) from None
 
 
 def _passes(replay) -> bool:
@@ -315,7 +342,12 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
     per_mb = path.stat().st_size / len(calibration.generated(calibration.ENCODE_TEXT).encode("utf-8"))
     limits = STREAM_TIME_ALLOWANCE * per_mb * encode.abort_after, STREAM_MAX_BUDGETS * per_mb * encode.seconds
     found = _pieces_of(bpe, text)
-    with _cause_first(found, "encode_iterable", lambda: _memory_replay(bpe, scratch, text, limits)):
+    with _cause_first(
+        found,
+        "encode_iterable",
+        lambda: _memory_replay(bpe, scratch, text, limits),
+        lambda: _memory_respelled(bpe, scratch, text, limits),
+    ):
         _memory_gate(bpe, tok, path, sample, text, limits, record_property, "" if found else _(ENCODE_HINT))
 
 
@@ -328,6 +360,24 @@ def _memory_replay(bpe, scratch, text: str, limits) -> None:
     path.write_bytes(replayed.encode("utf-8"))
     sample.write_bytes(replayed[:SAMPLE_CHARS].encode("utf-8"))
     _memory_gate(bpe, tok, path, sample, replayed, limits, _unrecorded, "", spelled=text)
+
+
+def _memory_respelled(bpe, scratch, text: str, limits) -> None:
+    """The memory gate again, its special tokens spelled in characters that mean nothing to a regex
+    (grader/checks/diagnose.py `respelling`), at the same ids: the same ids are expected."""
+    vocab, merges, specials = calibration.encode_tokenizer_parts()
+    respell = respelling(specials, text)
+    if respell is None:  # the text holds a character of the respelling: no replay, no proof
+        raise LookupError(respell)
+    raw = {s.encode("utf-8"): respell[s].encode("utf-8") for s in specials}
+    tok = bpe.BPETokenizer(
+        {i: raw.get(t, t) for i, t in vocab.items()}, merges, [respell[s] for s in specials]
+    )
+    respelled = respelled_text(text, specials, respell)
+    path, sample = scratch / "stream_respelled.txt", scratch / "stream_respelled_sample.txt"
+    path.write_bytes(respelled.encode("utf-8"))
+    sample.write_bytes(respelled[:SAMPLE_CHARS].encode("utf-8"))
+    _memory_gate(bpe, tok, path, sample, text, limits, _unrecorded, "")
 
 
 def _streamed(bpe, tok, path, cpu: float, why: str, hint: str):
