@@ -164,7 +164,7 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str, specials=(EO
     first = merges[: len(expected.merges)]
     if len(vocab) != size:
         _raise_size_fault(what, vocab, merges, first == expected.merges, specials)
-    problem = explain_merges(expected.diagnostics(), expected.merges, first)
+    problem = explain_merges(expected.diagnostics(), expected.merges, first, returned=len(merges))
     if problem is not None:
         message = _("{what}: fast, but the merges are wrong.").format(what=what) + "\n" + problem
         _raise_merge_fault(message, corpus, expected, first)
