@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from grader.checks.golden import Step
 
 MAX_TIED_SHOWN = 8
-MISTAKE_LOOKAHEAD = 50  # a mistake is named when it reproduces this many merges past the first difference
 
 
 def first_difference(expected: list, got: list) -> int | None:
@@ -32,15 +31,18 @@ def first_difference(expected: list, got: list) -> int | None:
     return None
 
 
-def matching_mistakes(diagnostics: Diagnostics, got: list, first_diff: int) -> list[Mistake]:
-    """The mistakes whose merges are exactly `got`, up to MISTAKE_LOOKAHEAD merges past `first_diff`."""
-    n = min(len(got), first_diff + MISTAKE_LOOKAHEAD)
-    if n <= first_diff:
+def matching_mistakes(diagnostics: Diagnostics, got: list, returned: int | None = None) -> list[Mistake]:
+    """The mistakes whose stored merges reproduce every merge the submission returned: `got`, or,
+    when `got` is only the first of `returned` merges (the speed gate's check), none unless the
+    stored merges reach that far. Agreeing up to the first difference, or a little past it, is no
+    proof: another fault can make the same first merges and differ later."""
+    n = len(got) if returned is None else returned
+    if n > len(got):
         return []
     return [
         BY_ID[key]
         for key in BY_ID
-        if key in diagnostics.mistakes and diagnostics.mistakes[key][:n] == list(got[:n])
+        if len(diagnostics.mistakes.get(key, [])) >= n and diagnostics.mistakes[key][:n] == list(got)
     ]
 
 
@@ -51,12 +53,14 @@ def explain_merges(
     *,
     at_step: bool = True,
     no_specials: bool = False,
+    returned: int | None = None,
 ) -> str | None:
     """None when equal; otherwise a friendly multi-line explanation of the first difference.
     The pairs tied at that step are listed unless the classic mistakes that match are not
     tie-breaks (the list would read as the cause). `at_step=False`: the two pairs only, without the
     counts at that step, when a cause proven elsewhere explains them and a list of ties would read
-    as a tie-break. `no_specials`: the trainer was given special_tokens=[]."""
+    as a tie-break. `no_specials`: the trainer was given special_tokens=[]. `returned`: how many
+    merges the submission returned, when `got` is only the first of them."""
     k = first_difference(expected, got)
     if k is None:
         return None
@@ -83,7 +87,7 @@ def explain_merges(
     lines.append(_("  got:      {pair}").format(pair=show_pair(got[k])))
     if not at_step:
         return "\n".join(lines)
-    wrong = matching_mistakes(diagnostics, got, k)
+    wrong = matching_mistakes(diagnostics, got, returned)
     lines += _at_step(diagnostics.steps[k], wrong)
     lines += _your_pair(diagnostics.steps[k], tuple(got[k]), expected[:k])
     return "\n".join(lines + _mistakes_named(wrong))

@@ -181,6 +181,23 @@ def _crash_from_unescaped(
 PROBE_CPU_FACTOR = 8  # the probe trains on the text four times, for fewer merges: a few times the call
 
 
+def trains_case_wrong(bpe: Bpe, visibility: str, name: str) -> bool:
+    """True when train_bpe, called as `check_training_case` calls it, gives other merges or another
+    vocab than the case stores, or fails: that test fails, and charges it. A call stopped by a
+    limit proves nothing (False)."""
+    from grader.errors import GradingAbort
+
+    case = golden.TrainCase(golden.root(visibility), name)
+    specials, vocab_size, expected_vocab, _stand_in = _inputs(case, empty_list=False)
+    try:
+        vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, vocab_size, list(specials)))
+    except GradingAbort:
+        return False
+    except (Exception, AssertionError):
+        return True
+    return merges != case.merges or vocab != expected_vocab
+
+
 def _asked_again(bpe: Bpe, specials: list[str], trained_cpu: float):
     """The student's trainer as grader/checks/tie_probe.py asks it: (path, vocab_size) -> merges,
     bounded by a few times the test's own training call; a call stopped there is not an answer."""

@@ -17,7 +17,8 @@ def merge(ids: list[int], pair: Sequence[int], new_id: int) -> list[int]:
     """Replace each occurrence of ``pair`` in ``ids`` by ``new_id``.
 
     Scans left to right and never overlaps, so ``[1, 1, 1]`` with pair
-    ``(1, 1)`` becomes ``[new_id, 1]``. Returns a new list.
+    ``(1, 1)`` becomes ``[new_id, 1]``. Returns a new list: ``ids`` is left
+    unchanged.
 
     >>> merge([1, 2, 3, 1, 2], (1, 2), 9)
     [9, 3, 9]

@@ -37,15 +37,19 @@ class BPETokenizer:
         >>> tok = BPETokenizer(vocab, [(b"h", b"i")], ["<|endoftext|>"])
         >>> tok.vocab[257]
         b'<|endoftext|>'
+        >>> 257 in vocab  # the caller's dict is left unchanged
+        False
         >>> BPETokenizer({}, [], ["<|endoftext|>"]).vocab
         {0: b'<|endoftext|>'}
 
-        Do not modify the caller's `vocab` dict: copy it first.
+        Do not modify the caller's `vocab` dict (copy it first), nor the `merges` and
+        `special_tokens` lists given.
 
         The grader checks: a special token already in `vocab` keeps its id; a new one gets the
         largest id + 1, + 2, ... in the order given (also in a vocab whose ids have gaps, and 0 in
         an empty vocab); a repeated special token counts once; a merge of tokens missing from the
-        vocab raises ValueError (through from_files).
+        vocab raises ValueError (through from_files); the vocab, merges and special tokens given
+        are left unchanged.
         """
         # hint: also build what encode needs: bytes -> id, and pair -> rank (its index in merges).
         raise NotImplementedError("BPETokenizer.__init__ is yours to write (Part 3)")

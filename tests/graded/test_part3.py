@@ -73,6 +73,35 @@ def test_encode_special_tokens(bpe):
     assert ids == [0, 0], _("{call} should be [0, 0], got {got}").format(
         call=f"BPETokenizer({{}}, [], [{EOT!r}]).encode({EOT + EOT!r})", got=ids
     )
+    _leaves_arguments_unchanged(bpe)
+
+
+def _leaves_arguments_unchanged(bpe) -> None:
+    """The constructor keeps copies: the caller's vocab, merges and special tokens stay as given."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"hi"}
+    merges = [(b"h", b"i")]
+    specials = [EOT, "<|pad|>", EOT]
+    _tok, given, _kwargs = bpe.kit.args_after(bpe.BPETokenizer, dict(vocab), list(merges), list(specials))
+    given_vocab, given_merges, given_specials = given
+    call = f"BPETokenizer(vocab, {merges!r}, {specials!r})"
+    if given_vocab != vocab:
+        changed = {i: t for i, t in given_vocab.items() if vocab.get(i) != t}
+        raise AssertionError(
+            _(
+                "BPETokenizer changed the vocab dict it was given: after {call} (vocab: the 256 "
+                "single bytes and 256: b'hi') that dict has {count} entries, new or changed: "
+                "{changed}. Keep a copy and add the special tokens to it; leave the caller's "
+                "dict unchanged"
+            ).format(call=call, count=len(given_vocab), changed=changed)
+        )
+    for name, before, after in (
+        ("merges", merges, given_merges),
+        ("special_tokens", specials, given_specials),
+    ):
+        assert after == before, _(
+            "BPETokenizer changed the {name} list it was given: after {call} that list is {got}; "
+            "keep a copy and leave the caller's list unchanged"
+        ).format(name=name, call=call, got=after)
 
 
 @pytest.mark.timeout(60)
