@@ -131,6 +131,9 @@ def _pieces(bpe: Bpe, text: str, special_tokens: Iterable[str] | None) -> Findin
             return Finding(
                 "split_on_special_tokens", "split_on_special_tokens", (text, specials), expected, got
             )
+        found = case_blind_finding(bpe, text, specials)
+        if found is not None:
+            return found
     plain = [p for p in expected if p not in specials][:MAX_PIECES]
     for piece in plain:
         piece = piece[:MAX_PIECE_CHARS]
@@ -139,6 +142,94 @@ def _pieces(bpe: Bpe, text: str, special_tokens: Iterable[str] | None) -> Findin
         if got is not None and got != want:
             return _smallest_pretokenize_difference(bpe, piece, want, got)
     return None
+
+
+def unescaped_cut(
+    text: str, special_tokens: Iterable[str] | None, got: StudentObject
+) -> list[tuple[str, bool]] | None:
+    """`text` cut by the special tokens joined into one regex WITHOUT escaping them (longest first,
+    or in the order given), as (piece, matched by that regex), when the pieces are exactly `got`:
+    a split_on_special_tokens that makes `got` (empty pieces aside: that regex may match nothing)
+    has that one fault (the '|' of '<|endoftext|>' means 'or'), and its matches are what a trainer
+    built on the same regex drops. None otherwise."""
+    specials = list(dict.fromkeys(special_tokens or []))
+    if not specials or not isinstance(got, list):
+        return None
+    for order in (sorted(specials, key=len, reverse=True), specials):
+        try:
+            pattern = regex.compile("|".join(order))
+        except regex.error:
+            return None
+        cut: list[tuple[str, bool]] = []
+        start = 0
+        for m in pattern.finditer(text):
+            if m.start() > start:
+                cut.append((text[start : m.start()], False))
+            if m.group():
+                cut.append((m.group(), True))
+            start = m.end()
+        if start < len(text):
+            cut.append((text[start:], False))
+        if [piece for piece, _ in cut] == [piece for piece in got if piece != ""]:
+            return cut
+    return None
+
+
+RESPELL_FROM = 0xE000  # the Private Use Area: no character of it means anything to a regex
+
+
+def respelling(special_tokens: Iterable[str] | None, text: str) -> dict[str, str] | None:
+    """Each special token spelled in characters that mean nothing to a regex: one Private Use Area
+    character per distinct character of the special tokens, in the same places, so they cut
+    `text` at the same places and overlap as before. None when `text` holds one of those."""
+    specials = list(dict.fromkeys(special_tokens or []))
+    table = {c: chr(RESPELL_FROM + k) for k, c in enumerate(sorted({c for s in specials for c in s}))}
+    if any(c in text for c in table.values()):
+        return None
+    return {s: "".join(table[c] for c in s) for s in specials}
+
+
+def respelled_text(text: str, special_tokens: Iterable[str] | None, respell: dict[str, str]) -> str:
+    """`text` with each special token it holds (cut as the contract cuts) spelled as `respell` says."""
+    return "".join(respell.get(piece, piece) for piece in reference_split(text, special_tokens))
+
+
+def case_blind_cut(text: str, special_tokens: Iterable[str] | None) -> list[tuple[str, str | None]]:
+    """`text` cut at the special tokens matched IGNORING CASE, longest first, as (piece, the
+    special token it matches, or None for the text between): what a split_on_special_tokens that
+    matches in any case cuts out."""
+    specials = sorted(dict.fromkeys(special_tokens or []), key=len, reverse=True)
+    if not specials:
+        return [(text, None)] if text else []
+    pattern = regex.compile("|".join(regex.escape(s) for s in specials), regex.IGNORECASE)
+    cut: list[tuple[str, str | None]] = []
+    start = 0
+    for m in pattern.finditer(text):
+        if m.start() > start:
+            cut.append((text[start : m.start()], None))
+        match = m.group()
+        cut.append((match, next(s for s in specials if regex.fullmatch(regex.escape(s), match, regex.I))))
+        start = m.end()
+    if start < len(text):
+        cut.append((text[start:], None))
+    return cut
+
+
+def case_blind_finding(bpe: Bpe, text: str, special_tokens: Iterable[str] | None) -> Finding | None:
+    """The split stage's fault on a piece of `text` that is a special token in another case only
+    ('<|ENDOFTEXT|>'), when the submission's split_on_special_tokens cuts that piece out from
+    between two other characters (the contract keeps it as text): a fault the pieces of `text`
+    alone may not show (a text that is that piece and nothing else is one piece either way)."""
+    specials = list(dict.fromkeys(special_tokens or []))
+    variant = next((p for p, s in case_blind_cut(text, specials) if s is not None and p != s), None)
+    edge = next((c for c in " \n#" if not any(c in s.casefold() for s in specials)), None)
+    if variant is None or edge is None:
+        return None
+    given = edge + variant + edge
+    got = _call(bpe.split_on_special_tokens, given, specials)
+    if got != [edge, variant, edge]:
+        return None
+    return Finding("split_on_special_tokens", "split_on_special_tokens", (given, specials), [given], got)
 
 
 def student_pretokens(bpe: Bpe, text: str, special_tokens: Iterable[str] | None) -> Counter | None:

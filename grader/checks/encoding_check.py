@@ -13,6 +13,7 @@ from grader.checks.batched import encoded_apart
 from grader.checks.diagnose import (
     PIECE_STAGES,
     Diagnosed,
+    case_blind_cut,
     first_difference_in_tokenizer,
     first_difference_in_tokenizer_vocab,
     reference_pretokenize,
@@ -90,9 +91,37 @@ def diagnosed_pieces(
 ) -> Diagnosed:
     """The failure to raise for a diagnosed stage of `text`, proven the only fault when it is."""
     failure = diagnosed(finding, message, exercised)
-    if finding.stage in PIECE_STAGES and pieces_explain(bpe, facts, text, got):
+    if finding.stage in PIECE_STAGES and (
+        pieces_explain(bpe, facts, text, got)
+        or (finding.stage == "split_on_special_tokens" and case_blind_explains(facts, text, got))
+    ):
         failure.cause["one_fault"] = True
     return failure
+
+
+def case_blind_explains(facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+    """True when `got` is exactly what a correct encoder gives on `text` cut at the special tokens
+    matched in any case ('<|ENDOFTEXT|>' as the id of '<|endoftext|>'): then matching them in any
+    case, a fault of the split (`case_blind_finding`), is the only fault of these ids. A piece
+    that a split cuts out is not known from its list of pieces alone, so this is proven apart."""
+    from grader.oracles.encoder import TrustedEncoder
+
+    if facts.merges is None or not oracles_here():
+        return False
+    cut = case_blind_cut(text, facts.special_tokens)
+    if all(special is None or piece == special for piece, special in cut):
+        return False
+    encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
+    ids: list[int] = []
+    try:
+        for piece, special in cut:
+            if special is not None:
+                ids += encoder.ids_of(special, special=True)
+            else:
+                ids += [i for word in reference_pretokenize(piece) for i in encoder.ids_of(word)]
+    except KeyError:  # a byte the vocab does not hold: not a correct encoding
+        return False
+    return ids == got
 
 
 def _tokens(vocab: dict[int, bytes], ids: list[int]) -> str:

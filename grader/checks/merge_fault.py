@@ -12,7 +12,10 @@ whose ties went another way, and nothing else.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
+
+import regex
 
 from data.corpus import EOT
 from grader.checks import golden, oracles_here
@@ -23,9 +26,10 @@ from grader.i18n import N_, _
 from grader.terms import Cause
 
 if TYPE_CHECKING:
-    from collections import Counter
     from collections.abc import Callable, Iterable
     from pathlib import Path
+
+    from grader.sandbox.kit import StudentObject
 
 TIE_BREAK: Cause = {
     "key": "tie-break",
@@ -64,6 +68,8 @@ def merge_fault(
         or eot_apart_fault(text, specials, got, limit)
         or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
+        or specials_counted_fault(text, specials, got, limit)
+        or unescaped_fault(text, specials, got, limit)
         or (
             repeats_fault(text, specials, asked_vocab_size, train, case.stops_early)
             if train is not None
@@ -140,6 +146,106 @@ def mistake_fault(diagnostics: golden.Diagnostics, got: list) -> Cause | None:
             summary = _inside_parentheses(_(mistake.name))
             return {"key": f"mistake {key}", "where": "train_bpe", "summary": summary, "one_fault": True}
     return None
+
+
+# Special tokens cut out, then pre-tokenized and counted as text: the stored not-split mistake in
+# another shape (both count the special tokens' bytes as text, and where one kind of special token
+# stands between letters they make the same merges), so one fault, under that mistake's key.
+SPECIALS_AS_TEXT: Cause = {
+    "key": "mistake specials_not_split",
+    "where": "train_bpe",
+    "summary": N_("train_bpe counts the special tokens it cut out as text"),  # translated when returned
+    "one_fault": True,
+    "hint": N_(
+        "Your trainer cuts the special tokens out, then pre-tokenizes and counts them like the text "
+        "around them, so their bytes get merged. Drop each special token once it is cut out: no "
+        "merge may use its bytes."
+    ),
+}
+
+
+def specials_counted_fault(text: str, specials: Iterable[str], got: list, limit: int) -> Cause | None:
+    """SPECIALS_AS_TEXT when `got` are exactly the merges a correct trainer learns from `text` with
+    each special token it holds counted as text (pre-tokenized) besides the pieces between them."""
+    from grader.oracles.trainer import pretokens, split_on_specials
+
+    specials = list(dict.fromkeys(specials))
+    cut = [piece for piece in split_on_specials(text, specials) if piece in specials]
+    if not cut:
+        return None
+    counts = pretokens(text, specials)
+    for piece in cut:
+        counts.update(pretokens(piece, []))
+    if learned(counts, limit) != [tuple(p) for p in got]:
+        return None
+    summary = SPECIALS_AS_TEXT["summary"]
+    return dict(SPECIALS_AS_TEXT, summary=_(summary))
+
+
+def unescaped_cause() -> Cause:
+    """The stored unescaped-specials mistake's cause (its key, its words), for a shape of it that
+    no stored merges hold: see `unescaped_fault`."""
+    from grader.checks.mistakes import BY_ID
+
+    mistake = BY_ID["specials_unescaped"]
+    return {
+        "key": "mistake specials_unescaped",
+        "where": "train_bpe",
+        "summary": _(mistake.name),
+        "one_fault": True,
+        "hint": mistake.explanation,
+    }
+
+
+def unescaped_fault(text: str, specials: Iterable[str], got: list, limit: int) -> Cause | None:
+    """The unescaped-specials mistake when `got` are exactly the merges a correct trainer learns
+    from `text` cut by the special tokens joined into a regex without escaping (longest first, or
+    in the order given), that regex's matches dropped (a trainer that splits on it) or counted as
+    text: shapes of the stored mistake (given order, matches counted), under its key."""
+    from grader.checks.diagnose import reference_pretokenize
+
+    specials = list(dict.fromkeys(specials))
+    if not specials:
+        return None
+    want = [tuple(p) for p in got]
+    tried = []
+    for order in (sorted(specials, key=len, reverse=True), specials):
+        try:
+            pattern = regex.compile("|".join(order))
+        except regex.error:
+            return None
+        if pattern.pattern in tried:
+            continue
+        tried.append(pattern.pattern)
+        between = Counter(
+            w.encode("utf-8", "surrogatepass")
+            for piece in pattern.split(text)
+            for w in reference_pretokenize(piece or "")
+        )
+        matched = Counter(
+            w.encode("utf-8", "surrogatepass")
+            for m in pattern.finditer(text)
+            for w in reference_pretokenize(m.group())
+        )
+        if learned(between, limit) == want or learned(between + matched, limit) == want:
+            return unescaped_cause()
+    return None
+
+
+def specials_as_text_fault(
+    text: str,
+    specials: Iterable[str],
+    vocab_size: int,
+    vocab: StudentObject,
+    got: list,
+    contract: str = "kit",
+) -> Cause | None:
+    """SPECIALS_AS_TEXT for a check with no stored merges to compare with (2.18's file of special tokens only), when the vocab
+    follows `got` and a correct trainer that counts the special tokens as text learns exactly them."""
+    specials = list(dict.fromkeys(specials))
+    if not oracles_here() or not vocab_follows(vocab, specials, got, contract):
+        return None
+    return specials_counted_fault(text, specials, got, vocab_size - 256 - len(specials))
 
 
 def _inside_parentheses(name: str) -> str:

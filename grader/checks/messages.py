@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grader.checks.diagnose import Diagnosed, Finding
+from grader.checks.diagnose import Diagnosed, Finding, case_blind_cut, unescaped_cut
 from grader.checks.golden import Diagnostics
 from grader.checks.mistakes import BY_ID, TIE_MISTAKES, Mistake
 from grader.checks.render import show, show_pair
-from grader.i18n import _
+from grader.i18n import N_, _
 from grader.terms import Cause
 
 if TYPE_CHECKING:
     from grader.checks.golden import Step
 
 MAX_TIED_SHOWN = 8
-MISTAKE_LOOKAHEAD = 50  # a mistake is named when it reproduces this many merges past the first difference
 
 
 def first_difference(expected: list, got: list) -> int | None:
@@ -32,15 +31,18 @@ def first_difference(expected: list, got: list) -> int | None:
     return None
 
 
-def matching_mistakes(diagnostics: Diagnostics, got: list, first_diff: int) -> list[Mistake]:
-    """The mistakes whose merges are exactly `got`, up to MISTAKE_LOOKAHEAD merges past `first_diff`."""
-    n = min(len(got), first_diff + MISTAKE_LOOKAHEAD)
-    if n <= first_diff:
+def matching_mistakes(diagnostics: Diagnostics, got: list, returned: int | None = None) -> list[Mistake]:
+    """The mistakes whose stored merges reproduce every merge the submission returned: `got`, or,
+    when `got` is only the first of `returned` merges (the speed gate's check), none unless the
+    stored merges reach that far. Agreeing up to the first difference, or a little past it, is no
+    proof: another fault can make the same first merges and differ later."""
+    n = len(got) if returned is None else returned
+    if n > len(got):
         return []
     return [
         BY_ID[key]
         for key in BY_ID
-        if key in diagnostics.mistakes and diagnostics.mistakes[key][:n] == list(got[:n])
+        if len(diagnostics.mistakes.get(key, [])) >= n and diagnostics.mistakes[key][:n] == list(got)
     ]
 
 
@@ -51,12 +53,14 @@ def explain_merges(
     *,
     at_step: bool = True,
     no_specials: bool = False,
+    returned: int | None = None,
 ) -> str | None:
     """None when equal; otherwise a friendly multi-line explanation of the first difference.
     The pairs tied at that step are listed unless the classic mistakes that match are not
     tie-breaks (the list would read as the cause). `at_step=False`: the two pairs only, without the
     counts at that step, when a cause proven elsewhere explains them and a list of ties would read
-    as a tie-break. `no_specials`: the trainer was given special_tokens=[]."""
+    as a tie-break. `no_specials`: the trainer was given special_tokens=[]. `returned`: how many
+    merges the submission returned, when `got` is only the first of them."""
     k = first_difference(expected, got)
     if k is None:
         return None
@@ -83,7 +87,7 @@ def explain_merges(
     lines.append(_("  got:      {pair}").format(pair=show_pair(got[k])))
     if not at_step:
         return "\n".join(lines)
-    wrong = matching_mistakes(diagnostics, got, k)
+    wrong = matching_mistakes(diagnostics, got, returned)
     lines += _at_step(diagnostics.steps[k], wrong)
     lines += _your_pair(diagnostics.steps[k], tuple(got[k]), expected[:k])
     return "\n".join(lines + _mistakes_named(wrong))
@@ -242,6 +246,7 @@ def finding_words(finding: Finding) -> tuple[str, str]:
             expected=repr(f.expected),
             got=repr(f.got),
         )
+        body += _likely_mistake(f)
     elif f.stage == "pretokenize":
         head = _("Your pretokenize splits {text:.120} differently").format(text=repr(f.given))
         body = _(
@@ -276,6 +281,29 @@ def finding_words(finding: Finding) -> tuple[str, str]:
             "token once, then one id per merge."
         ).format(expected=_shown(f.expected), got=_shown(f.got))
     return head, body
+
+
+SPECIALS_ANY_CASE = (
+    N_("special tokens matched in any case"),
+    N_(
+        "Special tokens match literally, case included: with '<|endoftext|>' listed, '<|ENDOFTEXT|>' "
+        "is ordinary text. Match them without IGNORECASE, and look their ids up as they are written "
+        "(not case-folded)."
+    ),
+)
+
+
+def _likely_mistake(f: Finding) -> str:
+    """The classic mistake that makes exactly the split a finding shows, in words ("" when none):
+    the special tokens joined into a regex without escaping, or matched in any case."""
+    text, specials = f.given
+    if unescaped_cut(text, specials, f.got) is not None:
+        name, explanation = BY_ID["specials_unescaped"].name, BY_ID["specials_unescaped"].explanation
+    elif [piece for piece, _special in case_blind_cut(text, specials)] == f.got:
+        name, explanation = SPECIALS_ANY_CASE
+    else:
+        return ""
+    return "\n" + _("Likely cause: {summary}.").format(summary=_(name)) + "\n  " + _(explanation)
 
 
 def explain_finding(finding: Finding, exercised: str | None = None) -> str:

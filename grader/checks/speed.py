@@ -191,9 +191,9 @@ def verdict(measured: Measured | float, budget: Budget, what: str, hint: str) ->
         return True, sentences(
             text,
             _(
-                "Borderline: that is the best of {runs} runs, less than {over:g}% over the budget, "
+                "Borderline: that is the best of {runs} runs, less than {over} over the budget, "
                 "within the noise of a measurement, so it passes. A little more speed puts it clear "
                 "of the budget."
-            ).format(runs=measured.runs, over=round((timing_rule.BORDER - 1) * 100)),
+            ).format(runs=measured.runs, over=f"{round((timing_rule.BORDER - 1) * 100)}%"),
         )
     return False, text + "\n" + hint

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +15,7 @@ from grader.checks.diagnose import (
     first_difference_in_specials,
     student_pretokens,
 )
-from grader.checks.merge_fault import EOT_APART, learned, merge_fault, vocab_follows
+from grader.checks.merge_fault import EOT_APART, learned, merge_fault, unescaped_cause, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
 from grader.i18n import N_, _
@@ -21,7 +23,9 @@ from grader.i18n import N_, _
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from grader.sandbox.kit import Bpe
+    from grader.checks.diagnose import Finding
+    from grader.sandbox.kit import Bpe, StudentObject
+    from grader.sandbox.remote_errors import RemoteError
 
 
 def _shown(path: Path) -> str:
@@ -82,7 +86,13 @@ def check_training_case(bpe: Bpe, visibility: str, name: str, *, empty_list: boo
     case = golden.TrainCase(golden.root(visibility), name)
     specials, vocab_size, expected_vocab, stand_in = _inputs(case, empty_list=empty_list)
     call = f"train_bpe('{_shown(case.corpus_path)}', vocab_size={vocab_size}, special_tokens={specials!r})"
-    vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, vocab_size, list(specials)))
+    from grader.sandbox.remote_errors import RemoteError
+
+    try:
+        vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, vocab_size, list(specials)))
+    except RemoteError as crash:  # the student's exception: its own cause, unless proven the split's
+        _crash_from_unescaped(bpe, case, specials, vocab_size, call, crash)
+        raise
     trained_cpu = bpe.kit.last_call.cpu_s
     if merges != case.merges or vocab != expected_vocab:
         limit = vocab_size - 256 - len(dict.fromkeys(specials))
@@ -121,7 +131,71 @@ def check_training_case(bpe: Bpe, visibility: str, name: str, *, empty_list: boo
         raise AssertionError(message)
 
 
+RESPELLED = N_(
+    "Given the same special tokens spelled in characters that mean nothing to a regex, your "
+    "train_bpe makes exactly the right merges: its failure here comes from the unescaped special "
+    "tokens alone."
+)
+
+
+def _crash_from_unescaped(
+    bpe: Bpe, case: golden.TrainCase, specials: list[str], vocab_size: int, call: str, crash: RemoteError
+) -> None:
+    """Raise the unescaped special tokens' cause, proven the only fault, for a crash of train_bpe
+    when the trainer, given the corpus with the special tokens respelled (`diagnose.respelling`: no
+    character of theirs means anything to a regex), makes exactly the right merges, and the split
+    on the corpus is either right (the trainer's own regex: the stored mistake's key) or exactly
+    the one of the special tokens joined into a regex without escaping (the split's key)."""
+    if not oracles_here() or not specials:
+        return
+    text = case.corpus_text()
+    found = first_difference_in_pieces(bpe, text, specials)
+    if found is not None and (
+        found.stage != "split_on_special_tokens" or diagnose.unescaped_cut(text, specials, found.got) is None
+    ):
+        return
+    respell = diagnose.respelling(specials, text)
+    if respell is None:
+        return
+    ask = _asked_again(bpe, [respell[s] for s in specials], diagnose.CALL_CPU_S)
+    with tempfile.TemporaryDirectory(prefix="bpe-kit-respelled-") as folder:
+        path = Path(folder) / "respelled.txt"
+        path.write_bytes(diagnose.respelled_text(text, specials, respell).encode("utf-8"))
+        try:
+            merges = ask(path, vocab_size)
+        except Exception:  # a crash or a wrong shape here proves nothing: the test's own failure stands
+            return
+    if merges != case.merges:
+        return
+    said = _("{call} raised {error}: {message}").format(call=call, error=crash.remote_type, message=crash)
+    if found is not None:
+        failure = diagnosed(found, said + "\n" + _(RESPELLED), "train_bpe")
+        failure.cause["one_fault"] = True
+        raise failure from None
+    cause = unescaped_cause()
+    hint = cause.pop("hint")
+    likely = _("Likely cause: {summary}.").format(summary=cause["summary"]) + "\n  " + _(hint)
+    raise Diagnosed(said + "\n" + likely + "\n" + _(RESPELLED), cause) from None
+
+
 PROBE_CPU_FACTOR = 8  # the probe trains on the text four times, for fewer merges: a few times the call
+
+
+def trains_case_wrong(bpe: Bpe, visibility: str, name: str) -> bool:
+    """True when train_bpe, called as `check_training_case` calls it, gives other merges or another
+    vocab than the case stores, or fails: that test fails, and charges it. A call stopped by a
+    limit proves nothing (False)."""
+    from grader.errors import GradingAbort
+
+    case = golden.TrainCase(golden.root(visibility), name)
+    specials, vocab_size, expected_vocab, _stand_in = _inputs(case, empty_list=False)
+    try:
+        vocab, merges = check_train_result(bpe.train_bpe(case.corpus_path, vocab_size, list(specials)))
+    except GradingAbort:
+        return False
+    except (Exception, AssertionError):
+        return True
+    return merges != case.merges or vocab != expected_vocab
 
 
 def _asked_again(bpe: Bpe, specials: list[str], trained_cpu: float):
@@ -166,6 +240,30 @@ def check_stages_before_merging(
             if vocab_follows(vocab, special_tokens, merges)
             else None
         )
-        if counts is not None and merges == learned(counts, limit):
+        if (counts is not None and merges == learned(counts, limit)) or _unescaped_alone(
+            found, vocab, special_tokens, merges, limit
+        ):
             failure.cause["one_fault"] = True
     raise failure
+
+
+def _unescaped_alone(
+    found: Finding, vocab: StudentObject, special_tokens: list[str], merges: StudentObject, limit: int
+) -> bool:
+    """Are `merges` what a correct trainer learns from the corpus cut by the special tokens joined
+    into a regex without escaping, that regex's matches dropped (a trainer that splits on the same
+    regex), while the split the finding shows is that regex's? Then the unescaped special tokens
+    alone make both: one fault."""
+    if found.stage != "split_on_special_tokens" or not vocab_follows(vocab, special_tokens, merges):
+        return False
+    text, specials = found.given
+    cut = diagnose.unescaped_cut(text, specials, found.got)
+    if cut is None:
+        return False
+    counts = Counter(
+        w.encode("utf-8", "surrogatepass")
+        for piece, matched in cut
+        if not matched
+        for w in diagnose.reference_pretokenize(piece)
+    )
+    return merges == learned(counts, limit)

@@ -131,6 +131,10 @@ class InprocessKit:
     def last_call(self) -> CallStats:
         return self._owner._recorder.last
 
+    def args_after(self, fn: Callable, *args, **kwargs) -> tuple:
+        """`fn(*args, **kwargs)` as (result, args, kwargs): here the call sees the caller's own objects."""
+        return fn(*args, **kwargs), list(args), dict(kwargs)
+
     def outpath(self, name: str) -> str:
         return str(self._scratch / plain_name(name))
 

@@ -65,6 +65,10 @@ class RemoteCallable:
         self._session, self._target, self._path = session, target, path
 
     def __call__(self, *args, **kwargs) -> Any:
+        return self._call(args, kwargs, echo=False)
+
+    def _call(self, args: tuple, kwargs: dict, *, echo: bool) -> Any:
+        """One call; `echo`: the reply is (result, args, kwargs) as the call left its arguments."""
         s = self._session
         target = self._target._ref if isinstance(self._target, RemoteHandle) else 0
         if isinstance(self._target, RemoteHandle):
@@ -75,13 +79,21 @@ class RemoteCallable:
         stub = None if target else s.census.not_implemented(".".join(self._path), args, kwargs, what)
         if stub is not None:
             raise stub
-        result = s.request(
-            "call", target=target, path=list(self._path), args=encoded_args, kwargs=encoded_kwargs, what=what
+        fields = {"echo": True} if echo else {}
+        reply = s.request(
+            "call",
+            target=target,
+            path=list(self._path),
+            args=encoded_args,
+            kwargs=encoded_kwargs,
+            what=what,
+            **fields,
         )
+        result = reply[0] if echo else reply
         if isinstance(result, RemoteHandle):
             object.__setattr__(result, "_what", what)
             object.__setattr__(result, "_bound", item_bound(input_bytes([encoded_args, encoded_kwargs])))
-        return result
+        return (result, list(reply[1]), dict(reply[2])) if echo else result
 
     def __getattr__(self, name: str) -> RemoteCallable:
         if name.startswith("__"):
@@ -193,6 +205,11 @@ class RemoteKit:
     @property
     def last_call(self) -> CallStats:
         return self._session.last_call
+
+    def args_after(self, fn: RemoteCallable, *args, **kwargs) -> tuple:
+        """`fn(*args, **kwargs)` as (result, args, kwargs), the arguments as the call left them: the
+        worker gets copies, so a function that changes its arguments is seen only this way."""
+        return fn._call(args, kwargs, echo=True)
 
     def outpath(self, name: str) -> str:
         return self._session.sandbox.to_view(self._session.current().scratch / plain_name(name))

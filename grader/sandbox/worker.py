@@ -134,7 +134,10 @@ class Worker:
             fn = getattr(fn, name)
         args = wire.decode_plain(msg["args"], self.objects.__getitem__)
         kwargs = wire.decode_plain(msg["kwargs"], self.objects.__getitem__)
-        return wire.encode(fn(*args, **kwargs), handle=self.handle)
+        result = fn(*args, **kwargs)
+        if msg.get("echo"):  # the arguments as the call left them (bpe.kit.args_after)
+            return wire.encode([result, args, kwargs], handle=self.handle)
+        return wire.encode(result, handle=self.handle)
 
     def op_next(self, msg: dict) -> dict:
         it, items, done = self.objects[msg["target"]], [], False

@@ -17,7 +17,8 @@ def merge(ids: list[int], pair: Sequence[int], new_id: int) -> list[int]:
     """Replace each occurrence of ``pair`` in ``ids`` by ``new_id``.
 
     Scans left to right and never overlaps, so ``[1, 1, 1]`` with pair
-    ``(1, 1)`` becomes ``[new_id, 1]``. Returns a new list.
+    ``(1, 1)`` becomes ``[new_id, 1]``. Returns a new list: ``ids`` is left
+    unchanged.
 
     >>> merge([1, 2, 3, 1, 2], (1, 2), 9)
     [9, 3, 9]
@@ -98,7 +99,7 @@ class CharBPE:
         out = []
         for i in ids:
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(self.vocab):
-                raise ValueError(f"unknown token id {i!r} (vocabulary has ids 0..{len(self.vocab) - 1})")
+                raise ValueError(f"unknown token id {i!r} (the vocabulary has {len(self.vocab)} ids)")
             out.append(self.vocab[i])
         return "".join(out)
 

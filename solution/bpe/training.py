@@ -66,8 +66,8 @@ def _check_args(vocab_size: object, special_tokens: object) -> list[str]:
         raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
     if vocab_size < 256 + len(specials):
         raise ValueError(
-            f"vocab_size={vocab_size} is too small: it must be at least 256 (one id per byte)"
-            f" + {len(specials)} special token(s) = {256 + len(specials)}"
+            f"vocab_size={vocab_size} is too small: it needs one id per byte (256)"
+            f" and one per special token ({len(specials)})"
         )
     return specials
 

@@ -23,12 +23,15 @@ def merge(ids: list[int], pair: Sequence[int], new_id: int) -> list[int]:
     [9, 1]
     >>> merge([1, 1, 1, 1], [1, 1], 9)
     [9, 9]
+    >>> ids = [1, 2]
+    >>> merge(ids, (1, 2), 3), ids  # a new list; the list given is left unchanged
+    ([3], [1, 2])
     >>> merge([], (1, 2), 3)
     []
 
     The grader checks: overlapping runs ([1, 1, 1] above), every occurrence replaced, the order
-    inside the pair ((1, 2) does not match [2, 1]), a single id, the empty list, and a pair given
-    as a list.
+    inside the pair ((1, 2) does not match [2, 1]), a single id, the empty list, a pair given
+    as a list, and that the list given is left unchanged.
     """
     # hint: walk an index i; if ids[i] and ids[i + 1] form the pair, append new_id and jump by 2.
     raise NotImplementedError("merge is yours to write (Part 1)")

@@ -37,15 +37,19 @@ class BPETokenizer:
         >>> tok = BPETokenizer(vocab, [(b"h", b"i")], ["<|endoftext|>"])
         >>> tok.vocab[257]
         b'<|endoftext|>'
+        >>> 257 in vocab  # the caller's dict is left unchanged
+        False
         >>> BPETokenizer({}, [], ["<|endoftext|>"]).vocab
         {0: b'<|endoftext|>'}
 
-        Do not modify the caller's `vocab` dict: copy it first.
+        Do not modify the caller's `vocab` dict (copy it first), nor the `merges` and
+        `special_tokens` lists given.
 
         The grader checks: a special token already in `vocab` keeps its id; a new one gets the
         largest id + 1, + 2, ... in the order given (also in a vocab whose ids have gaps, and 0 in
         an empty vocab); a repeated special token counts once; a merge of tokens missing from the
-        vocab raises ValueError (through from_files).
+        vocab raises ValueError (through from_files); the vocab, merges and special tokens given
+        are left unchanged.
         """
         # hint: also build what encode needs: bytes -> id, and pair -> rank (its index in merges).
         raise NotImplementedError("BPETokenizer.__init__ is yours to write (Part 3)")
@@ -65,12 +69,15 @@ class BPETokenizer:
         that is not two tokens separated by one space ("abc", "a b c") is a ValueError.
         Open both files with encoding="utf-8". Each token's id is the number vocab.json gives it:
         the ids may come in any order, need not follow the file's order, and may have gaps
-        (GPT-2's own vocab.json does not put the bytes at 0-255).
+        (GPT-2's own vocab.json does not put the bytes at 0-255). Each id must be a JSON integer:
+        one that is not (true, 1.0, "7") is a ValueError naming the file, and so is a vocab.json
+        that is not valid JSON.
 
         The grader checks: GPT-2-format files (merges.txt starting with a "#version" line) load
         into exactly the expected vocab and merges, and then encode to the expected ids; so do
         files whose ids are not 0..n-1 in the file's order, with blank lines in merges.txt; a
-        merges.txt line "abc" and a merge whose tokens vocab.json lacks raise ValueError.
+        merges.txt line "abc", a vocab.json that is not JSON or whose id is true or 1.0, and a
+        merge whose tokens vocab.json lacks raise ValueError.
         """
         # hint: unicode_to_bytes() turns "Ġthe" back into b" the", character by character.
         raise NotImplementedError("BPETokenizer.from_files is yours to write (Part 3)")

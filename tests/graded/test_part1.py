@@ -41,12 +41,18 @@ def test_merge(bpe):
         (([1, 2] * 200, (1, 2), 3), [3] * 200, N_("a long list is scanned to its end")),
     ]
     for (ids, pair, new_id), expected, why in cases:
-        got = check_ids(bpe.merge(list(ids), pair, new_id), "merge(...)")
+        result, (given, *_rest), _kwargs = bpe.kit.args_after(bpe.merge, list(ids), pair, new_id)
+        got = check_ids(result, "merge(...)")
+        call = f"merge({ids}, {pair!r}, {new_id})"
         if got != expected:  # the cause of the later failures it explains (grader/checks/char_fault.py)
             message = _("{call} should be {expected} ({why}), got {got}").format(
-                call=f"merge({ids}, {pair!r}, {new_id})", expected=expected, why=_(why), got=got
+                call=call, expected=expected, why=_(why), got=got
             )
             raise Diagnosed(message, char_fault.cause(char_fault.MERGE))
+        assert given == ids, _(
+            "merge changed the list it was given: after {call} that list is {given}; merge must "
+            "return a new list and leave the list given unchanged"
+        ).format(call=call, given=given)
 
 
 @pytest.mark.timeout(30)

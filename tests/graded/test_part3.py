@@ -73,6 +73,35 @@ def test_encode_special_tokens(bpe):
     assert ids == [0, 0], _("{call} should be [0, 0], got {got}").format(
         call=f"BPETokenizer({{}}, [], [{EOT!r}]).encode({EOT + EOT!r})", got=ids
     )
+    _leaves_arguments_unchanged(bpe)
+
+
+def _leaves_arguments_unchanged(bpe) -> None:
+    """The constructor keeps copies: the caller's vocab, merges and special tokens stay as given."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"hi"}
+    merges = [(b"h", b"i")]
+    specials = [EOT, "<|pad|>", EOT]
+    _tok, given, _kwargs = bpe.kit.args_after(bpe.BPETokenizer, dict(vocab), list(merges), list(specials))
+    given_vocab, given_merges, given_specials = given
+    call = f"BPETokenizer(vocab, {merges!r}, {specials!r})"
+    if given_vocab != vocab:
+        changed = {i: t for i, t in given_vocab.items() if vocab.get(i) != t}
+        raise AssertionError(
+            _(
+                "BPETokenizer changed the vocab dict it was given: after {call} (vocab: the 256 "
+                "single bytes and 256: b'hi') that dict has {count} entries, new or changed: "
+                "{changed}. Keep a copy and add the special tokens to it; leave the caller's "
+                "dict unchanged"
+            ).format(call=call, count=len(given_vocab), changed=changed)
+        )
+    for name, before, after in (
+        ("merges", merges, given_merges),
+        ("special_tokens", specials, given_specials),
+    ):
+        assert after == before, _(
+            "BPETokenizer changed the {name} list it was given: after {call} that list is {got}; "
+            "keep a copy and leave the caller's list unchanged"
+        ).format(name=name, call=call, got=after)
 
 
 @pytest.mark.timeout(60)
@@ -212,8 +241,9 @@ def test_load_gpt2_format_files(bpe, tmp_path):
 
 
 def _rejects_malformed_files(bpe, vocab_json, tmp_path) -> None:
-    """from_files raises ValueError on a merges.txt line that is not two tokens, and on a merge whose
-    tokens, or their join, vocab.json lacks."""
+    """from_files raises ValueError on a merges.txt line that is not two tokens, on a vocab.json that
+    is not JSON, on a vocab.json id that is not a JSON integer (naming the file), and on a merge
+    whose tokens, or their join, vocab.json lacks."""
     for line in ["abc", "a b c"]:
         merges = tmp_path / "bad-line-merges.txt"
         merges.write_text(f"#version: 0.2\n{line}\n", encoding="utf-8")
@@ -223,6 +253,28 @@ def _rejects_malformed_files(bpe, vocab_json, tmp_path) -> None:
             _("from_files on a merges.txt holding the line {line}").format(line=repr(line)),
             _("every merges.txt line but '#version' and blank ones is two tokens separated by one space"),
         )
+    no_merges = tmp_path / "no-merges.txt"
+    no_merges.write_text("#version: 0.2\n", encoding="utf-8")
+    not_json = tmp_path / "not-json-vocab.json"
+    not_json.write_text('{"a": 0, "b": 1,', encoding="utf-8")
+    expect_error(
+        ValueError,
+        lambda: bpe.BPETokenizer.from_files(not_json, no_merges),
+        _("from_files on a vocab.json that is not valid JSON"),
+        _("json.JSONDecodeError is a ValueError"),
+    )
+    for shown, bad_id in [("true", True), ("1.0", 1.0)]:  # JSON's true and 1.0 are no integer ids
+        bad = tmp_path / "bad-id-vocab-5678.json"
+        bad.write_text(json.dumps({"a": 0, "b": bad_id, "c": 2}), encoding="utf-8")
+        error = expect_error(
+            ValueError,
+            lambda bad=bad: bpe.BPETokenizer.from_files(bad, no_merges),
+            _("from_files on a vocab.json whose id of 'b' is {id}").format(id=shown),
+            _("every id in vocab.json is a JSON integer: true and 1.0 are not"),
+        )
+        assert "bad-id-vocab-5678.json" in str(error), _(
+            "the error for a vocab.json id that is not an integer must name the file; your message was: {error}"
+        ).format(error=error)
     small = tmp_path / "small-vocab.json"
     small.write_text(json.dumps({"a": 0, "b": 1, "c": 2, "ab": 3}), encoding="utf-8")
     for line, missing in [("a d", "'d'"), ("b c", "'bc'")]:

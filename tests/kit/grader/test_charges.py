@@ -192,6 +192,37 @@ def test_merges_that_are_exactly_a_classic_mistakes_are_that_one_fault():
     assert mistake_fault(diagnostics, wrong[:-1]) is None  # all of them, or it is not that mistake alone
 
 
+def test_special_tokens_counted_as_text_are_the_not_split_mistakes_fault():
+    from grader.checks.merge_fault import learned, specials_counted_fault
+    from grader.oracles.trainer import pretokens
+
+    text = "ab<|x|>ab <|y|><|y|>cd <|x|>"
+    specials = ["<|x|>", "<|y|>"]
+    counts = pretokens(text, specials)
+    for special in ("<|x|>", "<|y|>", "<|y|>", "<|x|>"):  # each one in the text, counted as text too
+        counts.update(pretokens(special, []))
+    wrong = learned(counts, 6)
+    cause = specials_counted_fault(text, specials, wrong, 6)
+    assert cause["key"] == "mistake specials_not_split" and cause["one_fault"]
+    assert specials_counted_fault(text, specials, learned(pretokens(text, specials), 6), 6) is None
+    assert specials_counted_fault("no special here", specials, wrong, 6) is None
+
+
+def test_a_trainers_own_unescaped_regex_is_the_stored_mistakes_fault():
+    import regex
+
+    from grader.checks.merge_fault import learned, unescaped_fault
+    from grader.oracles.trainer import pretokens
+
+    text = "ab<|x|>ab x<|x|>cd|ab>"
+    dropped = pretokens("", [])
+    for piece in regex.split("<|x|>", text):
+        dropped.update(pretokens(piece, []))
+    wrong = learned(dropped, 5)
+    assert unescaped_fault(text, ["<|x|>"], wrong, 5)["key"] == "mistake specials_unescaped"
+    assert unescaped_fault(text, ["<|x|>"], learned(pretokens(text, ["<|x|>"]), 5), 5) is None
+
+
 def test_a_check_of_the_first_merges_names_a_tie_break_too():
     from grader.checks.merge_fault import first_merges_fault
     from grader.oracles.trainer import Replay

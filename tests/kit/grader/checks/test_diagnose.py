@@ -80,6 +80,54 @@ def test_the_special_token_split_comes_before_pretokenize():
     )
 
 
+def test_an_unescaped_split_is_named_and_its_cut_known():
+    def unescaped(text, specials):
+        return [p for p in re.split("(" + "|".join(specials) + ")", text) if p]
+
+    text = f"a{EOT}b"
+    found = diagnose.first_difference_in_pieces(_Bpe(split=unescaped), text, [EOT])
+    cut = diagnose.unescaped_cut(text, [EOT], found.got)
+    assert cut == [
+        ("a", False),
+        ("<", True),
+        ("|", False),
+        ("endoftext", True),
+        ("|", False),
+        (">", True),
+        ("b", False),
+    ]
+    assert "Likely cause: special tokens used as a regex without escaping." in explain_finding(found)
+    assert diagnose.unescaped_cut(text, [EOT], diagnose.reference_split(text, [EOT])) is None
+
+
+def test_a_case_blind_split_is_found_where_its_pieces_alone_agree():
+    def any_case(text, specials):
+        pattern = "(" + "|".join(re.escape(s) for s in specials) + ")"
+        return [p for p in re.split(pattern, text, flags=re.IGNORECASE) if p]
+
+    text = EOT.upper()  # one piece, cut out or not: the list alone cannot tell
+    assert any_case(text, [EOT]) == diagnose.reference_split(text, [EOT])
+    found = diagnose.first_difference_in_pieces(_Bpe(split=any_case), text, [EOT])
+    assert found.stage == "split_on_special_tokens" and found.got == [" ", text, " "]
+    assert "Likely cause: special tokens matched in any case." in explain_finding(found)
+    assert diagnose.first_difference_in_pieces(_Bpe(), text, [EOT]) is None
+    assert diagnose.case_blind_cut(f"a{text}b", [EOT]) == [("a", None), (text, EOT), ("b", None)]
+
+
+def test_a_respelling_keeps_the_cuts_and_overlaps():
+    specials = ["<|a|>", "<|a|><|a|>", "[x]"]
+    text = "x<|a|><|a|><|a|>y[x]z"
+    respell = diagnose.respelling(specials, text)
+    assert not any(c in "<|>[]" for s in respell.values() for c in s)
+    again = diagnose.respelled_text(text, specials, respell)
+    back = {v: k for k, v in respell.items()}
+    new = [respell[s] for s in specials]
+    assert [back.get(p, p) for p in diagnose.reference_split(again, new)] == diagnose.reference_split(
+        text, specials
+    )
+    assert diagnose.respelling(specials, again) is None  # a text holding the respelling has none
+
+
 def test_right_pieces_give_no_finding():
     assert diagnose.first_difference_in_pieces(_Bpe(), f"Hello{EOT} snake_case ² ½", [EOT]) is None
 

@@ -84,6 +84,26 @@ def test_tied_pairs_are_listed_only_where_ties_may_be_the_cause(mistake, listed)
     assert ("pairs are tied at" in message) == listed, message
 
 
+def test_a_mistake_is_named_only_when_it_makes_every_merge_returned():
+    """Merges that agree with a classic mistake where they first differ from the expected ones, but
+    not after, are not that mistake: naming it would send the student to the wrong fault."""
+    case = golden.SpeedTrainCase(golden.root("public"))
+    diagnostics = case.diagnostics()
+    mistake = diagnostics.mistakes["tie_smaller_pair"]
+    k = next(i for i, (e, g) in enumerate(zip(case.merges, mistake)) if e != g)
+    assert "smaller pair wins ties" in explain_merges(diagnostics, case.merges, mistake)
+    later = mistake[: k + 3] + [mistake[k + 4], mistake[k + 3]] + mistake[k + 5 :]
+    assert later != mistake
+    assert "smaller pair wins ties" not in explain_merges(diagnostics, case.merges, later)
+    # The gate checks the first merges only: a trainer that returned more merges than the stored
+    # mistake reaches is not proven to make that mistake, however well its first merges agree.
+    assert "smaller pair wins ties" in explain_merges(
+        diagnostics, case.merges, mistake, returned=len(mistake)
+    )
+    message = explain_merges(diagnostics, case.merges, mistake, returned=len(mistake) + 700)
+    assert "smaller pair wins ties" not in message and "exactly what" not in message, message
+
+
 def test_stopping_too_early_or_too_late_is_explained():
     case = golden.TrainCase(golden.root("public"), "early_stop")
     text = case.corpus_text()

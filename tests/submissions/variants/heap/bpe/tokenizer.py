@@ -34,6 +34,8 @@ class BPETokenizer:
         raw = lambda s: bytes(map(u2b.__getitem__, s))
         with open(vocab_filepath, "r", encoding="utf-8") as f:
             vocab = {v: raw(k) for k, v in json.load(f).items()}
+        if any(type(v) is not int for v in vocab):
+            raise ValueError(f"{vocab_filepath}: every id must be a JSON integer")
         with open(merges_filepath, "r", encoding="utf-8") as f:
             lines = f.read().splitlines()
         if lines and lines[0].startswith("#version"):

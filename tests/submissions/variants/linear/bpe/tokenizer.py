@@ -36,7 +36,10 @@ class BPETokenizer:
         dec = unicode_to_bytes()
         with open(vocab_filepath, encoding="utf-8") as f:
             rendered = json.load(f)
-        vocab = {int(i): bytes(dec[c] for c in tok) for tok, i in rendered.items()}
+        for tok, i in rendered.items():
+            if isinstance(i, bool) or not isinstance(i, int):
+                raise ValueError(f"{vocab_filepath}: the id of {tok!r} is {i!r}, not an integer")
+        vocab = {i: bytes(dec[c] for c in tok) for tok, i in rendered.items()}
         merges = []
         with open(merges_filepath, encoding="utf-8") as f:
             for n, line in enumerate(f):
