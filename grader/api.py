@@ -34,9 +34,9 @@ from .checks import oracles_here
 from .errors import GraderError, NothingSelected, ReportError
 from .i18n import N_, _
 from .request import GradeRequest
-from .sandbox.box import Options
 from .sandbox.isolation import Isolation, kept_groups
 from .sandbox.isolation import isolation_level as sandbox_isolation
+from .sandbox.options import Options
 from .scoring import Scored
 from .suite import runner
 

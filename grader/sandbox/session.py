@@ -32,7 +32,7 @@ from ..errors import (
 )
 from ..i18n import _
 from . import wire
-from .box import Options, Sandbox
+from .box import Sandbox
 from .call_words import (
     child_failure,
     cpu_seconds,
@@ -51,6 +51,7 @@ from .call_words import (
 )
 from .kit import CallStats
 from .limit_words import limit_cause, limit_in_output, limit_named, limit_words
+from .options import Options
 from .per_test import CALL, NO_TEST, CallCaps, TestLimits, TestUsage
 from .process import WorkerProcess
 from .remote_errors import Census, RemoteError, rebuild_exception
@@ -116,18 +117,6 @@ class Session:
     @property
     def worker(self) -> WorkerProcess | None:
         return self.workers.worker
-
-    @property
-    def spare(self) -> WorkerProcess | None:
-        return self.workers.spare
-
-    @spare.setter
-    def spare(self, worker: WorkerProcess | None) -> None:
-        self.workers.spare = worker
-
-    @property
-    def generation(self) -> int:
-        return self.workers.generation
 
     def current(self) -> WorkerProcess:
         """The live worker, started if needed (workers.py)."""
@@ -493,7 +482,9 @@ class Session:
         """A reply's value; its remote objects and callables as the proxy makes them (`handles`)."""
         make = self.handles
         handle = (
-            None if make is None else (lambda ref, cls_name: make(worker, self.generation, ref, cls_name))
+            None
+            if make is None
+            else (lambda ref, cls_name: make(worker, self.workers.generation, ref, cls_name))
         )
         try:
             return wire.decode(raw, handle=handle)

@@ -132,7 +132,7 @@ def bpe(request: pytest.FixtureRequest) -> Iterator[Bpe]:
         proxy.kit.contract = config.getoption("--contract")
     else:
         from ..errors import GradingAbort, SubmissionError
-        from ..sandbox.box import Options
+        from ..sandbox.options import Options
         from ..sandbox.proxy import RemoteBpe
         from ..sandbox.session import Session
 
