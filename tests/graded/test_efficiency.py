@@ -1,6 +1,7 @@
 """Efficiency gates: training speed, encoding speed, and streaming memory.
 
-Budgets are never a fixed number of seconds: see grader/calibration.py. Each gate also checks that
+Budgets are never a fixed number of seconds: their rules are grader/budgets.py, what they multiply is
+measured by grader/calibration.py. Each gate also checks that
 the fast answer is a right answer, against expected results stored in data/fixtures/public/speed/.
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
@@ -14,6 +15,7 @@ import pytest
 
 from data.corpus import EOT
 from grader import calibration
+from grader.budgets import ENCODE_TEXT, TRAIN_VOCAB_SIZE
 from grader.checks import golden, oracles_here
 from grader.checks.diagnose import (
     Diagnosed,
@@ -142,7 +144,7 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str, specials=(EO
     """`specials`: the gate's [EOT], or a replay's [EOT, SEPARATOR] (each takes an id: the same
     merges need vocab_size one more)."""
     specials = list(specials)
-    size = calibration.TRAIN_VOCAB_SIZE + len(specials) - 1
+    size = TRAIN_VOCAB_SIZE + len(specials) - 1
     what = _("train_bpe on {kb} KB of stories, vocab_size={vocab_size}").format(
         kb=corpus.stat().st_size // 1000, vocab_size=size
     )
@@ -190,7 +192,7 @@ def _raise_merge_fault(message: str, corpus, expected, first: list) -> None:
 def _raise_size_fault(what: str, vocab: dict, merges: list, first_right: bool, specials: list) -> None:
     """A vocab of another size: when its first merges are right and it follows them, the count of
     merges is the one fault (the training tests name it), carried as a gate's, like wrong merges."""
-    size = calibration.TRAIN_VOCAB_SIZE + len(specials) - 1
+    size = TRAIN_VOCAB_SIZE + len(specials) - 1
     message = _("{what}: expected exactly {size} vocab entries, got {got}").format(
         what=what, size=size, got=len(vocab)
     )
@@ -209,7 +211,7 @@ def test_encode_speed(bpe, scratch, record_property):
     tok = bpe.BPETokenizer(vocab, merges, specials)
     tok.encode("warm up: a first call may pay for lazy set-up (a pattern's compile)")
     budget = calibration.budgets(scratch)["encode"]
-    text = calibration.generated(calibration.ENCODE_TEXT)
+    text = calibration.generated(ENCODE_TEXT)
     found = _pieces_of(bpe, text)
     with _cause_first(found, "encode", lambda: _encoding_replay(bpe, budget, text)):
         _encoding_gate(bpe, tok, budget, text, record_property, "" if found else _(ENCODE_HINT))
@@ -312,7 +314,7 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
     sample = scratch / "stream_sample.txt"
     sample.write_bytes(text[:SAMPLE_CHARS].encode("utf-8"))
     encode = calibration.budgets(scratch)["encode"]
-    per_mb = path.stat().st_size / len(calibration.generated(calibration.ENCODE_TEXT).encode("utf-8"))
+    per_mb = path.stat().st_size / len(calibration.generated(ENCODE_TEXT).encode("utf-8"))
     limits = STREAM_TIME_ALLOWANCE * per_mb * encode.abort_after, STREAM_MAX_BUDGETS * per_mb * encode.seconds
     found = _pieces_of(bpe, text)
     with _cause_first(found, "encode_iterable", lambda: _memory_replay(bpe, scratch, text, limits)):
