@@ -18,7 +18,7 @@ Layout (see grader/checks/golden.py for the file formats):
     data/fixtures/public/speed/                      what the efficiency gates check their answers with
     data/fixtures/test_times.json                    the reference's CPU seconds per graded test (the
                                                      per-test limits), written with calibration.json
-    data/fixtures/calibration.json                   speed ratios, written by grader.calibration when
+    data/fixtures/calibration.json                   speed ratios, written by grader.calibration_record when
                                                      missing or with --calibrate (machine dependent)
 """
 
@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 from data.corpus import EOT
-from grader import budgets, calibration
+from grader import budgets, calibration, calibration_record
 from grader.checks import golden
 from grader.checks.gpt2 import render
 from grader.i18n import N_
@@ -259,9 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     target = args.out / "calibration.json"
     wanted = args.calibrate or not target.exists()
     if wanted and not args.no_calibration and (solution / "bpe").is_dir():
-        ratio = calibration.record(solution, target)
+        ratio = calibration_record.record(solution, target)
         print(f"calibration: reference / yardstick = {ratio:.3f} (training), written to {target}")
-        timed = calibration.record_test_times(solution, args.out / TEST_TIMES_FILE.name)
+        timed = calibration_record.record_test_times(solution, args.out / TEST_TIMES_FILE.name)
         print(f"per-test limits: the reference's CPU time in {timed} graded tests, written beside it")
     return 0
 

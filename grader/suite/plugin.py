@@ -20,6 +20,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from .. import contracts, i18n, measured
 from ..budgets import MAX_CHILDREN
+from ..calibration import per_test_limits
 from ..sandbox.isolation import LEVELS
 from ..sandbox.per_test import TestLimits
 from . import outcome
@@ -184,8 +185,6 @@ def pytest_collection_modifyitems(config, items):
     a call that loops for ever is stopped there, long before the wall-clock timeout."""
     limits = None
     if not config.getoption("--grader-no-test-limits") and not config.getoption("--inprocess"):
-        from ..calibration import per_test_limits
-
         limits = per_test_limits()
         config.stash[_LIMITS] = limits
     for item in items:
