@@ -79,7 +79,7 @@ def write_stream_file(directory: Path) -> Path:
 
 
 def encode_tokenizer_parts():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
 
     case = golden.TrainCase(golden.root("public"), ENCODE_TRAIN_CASE)
     return case.vocab, case.merges, [EOT]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grader.checks import golden
+from grader.bpe_facts import golden
 from grader.checks.diagnose import Diagnosed, Finding
 from grader.checks.messages import explain_finding
 from grader.terms import Cause

@@ -15,9 +15,7 @@ import contextlib
 from collections import Counter
 from dataclasses import dataclass
 
-import regex
-
-from grader.checks.gpt2 import GPT2_PATTERN
+from grader.bpe_facts.pieces import reference_pretokenize, reference_split
 from grader.terms import Cause
 
 PIECE_STAGES = ("split_on_special_tokens", "pretokenize")  # the stages that cut the text
@@ -50,19 +48,6 @@ class Diagnosed(AssertionError):
     def __init__(self, message: str, cause: dict):
         super().__init__(message)
         self.cause = cause
-
-
-def reference_split(text: str, special_tokens) -> list[str]:
-    """The contract's split_on_special_tokens: literal, longest first, no empty pieces."""
-    specials = sorted(dict.fromkeys(special_tokens or []), key=len, reverse=True)
-    if not specials:
-        return [text] if text else []
-    pattern = "(" + "|".join(regex.escape(s) for s in specials) + ")"
-    return [piece for piece in regex.split(pattern, text) if piece]
-
-
-def reference_pretokenize(text: str) -> list[str]:
-    return regex.findall(GPT2_PATTERN, text)
 
 
 def _call(function, *args):

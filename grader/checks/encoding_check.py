@@ -7,15 +7,15 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grader.checks import appended, golden, oracles_here
+from grader.bpe_facts import golden
+from grader.bpe_facts.pieces import reference_pretokenize, reference_split
+from grader.checks import appended, oracles_here
 from grader.checks.batched import encoded_apart
 from grader.checks.diagnose import (
     PIECE_STAGES,
     Diagnosed,
     first_difference_in_tokenizer,
     first_difference_in_tokenizer_vocab,
-    reference_pretokenize,
-    reference_split,
     student_cut,
 )
 from grader.checks.messages import diagnosed

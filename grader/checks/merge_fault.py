@@ -13,8 +13,9 @@ whose ties went another way, and nothing else.
 from __future__ import annotations
 
 from data.corpus import EOT
-from grader.checks import golden, oracles_here
-from grader.checks.messages import first_difference
+from grader.bpe_facts import golden
+from grader.bpe_facts.golden import first_difference
+from grader.checks import oracles_here
 from grader.checks.repeat_probe import repeats_fault
 from grader.checks.tie_probe import counts_confirmed
 from grader.i18n import N_, _
@@ -119,9 +120,9 @@ def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Ca
 
 
 def mistake_fault(diagnostics, got: list) -> Cause | None:
-    """The classic mistake (grader/checks/mistakes.py) whose stored merges are exactly `got`, all
+    """The classic mistake (grader/bpe_facts/mistakes.py) whose stored merges are exactly `got`, all
     of them: that mistake alone makes these merges."""
-    from grader.checks.mistakes import BY_ID
+    from grader.bpe_facts.mistakes import BY_ID
 
     for key, mistake in BY_ID.items():
         if diagnostics.mistakes.get(key) == list(got):

@@ -7,24 +7,15 @@ the classic mistake whose merges are exactly the student's, when there is one.
 
 from __future__ import annotations
 
+from grader.bpe_facts.golden import Diagnostics, first_difference
+from grader.bpe_facts.mistakes import BY_ID, TIE_MISTAKES, Mistake
+from grader.bpe_facts.render import show, show_pair
 from grader.checks.diagnose import Diagnosed, Finding
-from grader.checks.golden import Diagnostics
-from grader.checks.mistakes import BY_ID, TIE_MISTAKES, Mistake
-from grader.checks.render import show, show_pair
 from grader.i18n import _
 from grader.terms import Cause
 
 MAX_TIED_SHOWN = 8
 MISTAKE_LOOKAHEAD = 50  # a mistake is named when it reproduces this many merges past the first difference
-
-
-def first_difference(expected: list, got: list) -> int | None:
-    for i, (e, g) in enumerate(zip(expected, got)):
-        if e != g:
-            return i
-    if len(expected) != len(got):
-        return min(len(expected), len(got))
-    return None
 
 
 def matching_mistakes(diagnostics: Diagnostics, got: list, first_diff: int) -> list[Mistake]:

@@ -90,7 +90,7 @@ def without_repeats(text: str, specials: list[str]) -> str | None:
     respelled does not pre-tokenize into the same words in the same places."""
     import regex
 
-    from grader.checks.gpt2 import GPT2_PATTERN
+    from grader.bpe_facts.gpt2 import GPT2_PATTERN
     from grader.oracles.trainer import pretokens, split_on_specials
 
     listed = set(specials)

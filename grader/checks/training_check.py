@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.checks import diagnose, golden, oracles_here
+from grader.bpe_facts import golden
+from grader.checks import diagnose, oracles_here
 from grader.checks.diagnose import (
     PIECE_STAGES,
     Diagnosed,

@@ -8,7 +8,7 @@ always comes from the trusted trainer. None of these trainers is shipped with th
 public graded tests only read these files. The kit's tests run both and compare them with
 the committed files, so two independent implementations vouch for every golden value.
 
-Layout (see grader/checks/golden.py for the file formats):
+Layout (see grader/bpe_facts/golden.py for the file formats):
     data/fixtures/{public,hidden}/corpora/*.txt     small corpora, a few KB each
     data/fixtures/{public,hidden}/train/<case>/      case.json, merges.txt, vocab.txt, and for the
                                                      failure messages steps.txt and mistakes/<id>.txt
@@ -34,8 +34,8 @@ from pathlib import Path
 
 from data.corpus import EOT
 from grader import budgets, calibration, calibration_record
-from grader.checks import golden
-from grader.checks.gpt2 import render
+from grader.bpe_facts import golden
+from grader.bpe_facts.gpt2 import render
 from grader.i18n import N_
 from grader.oracles import recorder
 from grader.oracles.cases import (

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 import regex
 
-from grader.checks.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
+from grader.bpe_facts.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
 
 # What a student gets by porting GPT2_PATTERN to the standard `re` module, which has no \p{...}.
 RE_MODULE_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""

@@ -15,14 +15,11 @@ import pytest
 
 from data.corpus import EOT
 from grader import calibration
+from grader.bpe_facts import golden
+from grader.bpe_facts.pieces import reference_pretokenize, reference_split
 from grader.budgets import ENCODE_TEXT, TRAIN_VOCAB_SIZE
-from grader.checks import golden, oracles_here
-from grader.checks.diagnose import (
-    Diagnosed,
-    first_difference_in_pieces,
-    reference_pretokenize,
-    reference_split,
-)
+from grader.checks import oracles_here
+from grader.checks.diagnose import Diagnosed, first_difference_in_pieces
 from grader.checks.merge_fault import first_merges_fault, merge_count_fault, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges
 from grader.checks.shapes import check_ids, check_train_result

@@ -15,14 +15,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from data.corpus import EOT
-from grader.checks import golden
+from grader.bpe_facts import golden
+from grader.bpe_facts.gpt2 import GPT2_PATTERN
+from grader.bpe_facts.text_pieces import VARIED
 from grader.checks.diagnose import Diagnosed, Finding, first_difference_in_specials
 from grader.checks.expect import expect_error
-from grader.checks.gpt2 import GPT2_PATTERN
 from grader.checks.merge_fault import specials_not_counted_fault
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_train_result
-from grader.checks.text_pieces import VARIED
 from grader.checks.training_check import check_training_case
 from grader.i18n import N_, _
 

@@ -183,7 +183,7 @@ def test_encode_merged_in_another_order_is_told_from_other_encode_faults():
 
 
 def test_merges_that_are_exactly_a_classic_mistakes_are_that_one_fault():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.checks.merge_fault import mistake_fault
 
     diagnostics = golden.TrainCase(golden.root("public"), "tiny_words").diagnostics()
@@ -212,7 +212,7 @@ def test_a_check_of_the_first_merges_names_a_tie_break_too():
 
 
 def golden_step(counts, top):
-    from grader.checks.golden import Step
+    from grader.bpe_facts.golden import Step
 
     tied = sum(n == top for n in counts.values())
     return Step(top, tied, max((n for n in counts.values() if n < top), default=0), dict(counts))
@@ -231,7 +231,7 @@ def test_one_merge_too_many_per_special_token_is_one_fault_whatever_their_number
 def test_a_tie_break_is_proven_only_when_the_trainer_counts_right():
     """A cut at an unlisted <|endoftext|> moves only tied pairs here, so the replay alone takes it
     for a tie-break; the trainer, asked once more (tie_probe.py), shows its counts differ."""
-    from grader.checks.messages import first_difference
+    from grader.bpe_facts.golden import first_difference
     from grader.checks.tie_probe import counts_confirmed
     from grader.oracles.trainer import read_corpus
 
@@ -262,7 +262,7 @@ def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
     fixed offsets show on that text too: no such proof, alone or beside the count fault."""
     import itertools
 
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.checks.repeat_probe import repeats_fault, taken_out, without_repeats
     from grader.oracles.trainer import greedy, pretokens, read_corpus
 
@@ -510,7 +510,7 @@ def test_a_gate_is_not_charged_for_a_fault_an_earlier_test_charges():
 
 
 def test_a_stop_where_the_best_pair_occurs_once_is_one_fault_on_every_case():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.checks.merge_fault import STOPS_AT_ONCE, merge_count_fault, stops_at_once_fault
 
     keys = set()
@@ -528,7 +528,7 @@ def test_a_stop_where_the_best_pair_occurs_once_is_one_fault_on_every_case():
 
 
 def test_one_merge_too_many_without_stored_merges_is_proven_by_a_correct_trainer():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.checks.merge_fault import SPECIALS_NOT_COUNTED, learned_on, specials_not_counted_fault
     from grader.oracles.trainer import initial_vocab
 
@@ -545,7 +545,7 @@ def test_one_merge_too_many_without_stored_merges_is_proven_by_a_correct_trainer
 
 
 def test_the_indexed_trainer_is_right_unless_it_misses_the_pair_right_of_a_merge():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.oracles.indexed import indexed_merges
     from grader.oracles.trainer import pretokens
 

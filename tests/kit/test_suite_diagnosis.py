@@ -14,6 +14,7 @@ import pytest
 
 from data.corpus import EOT
 from grader import scoring
+from grader.bpe_facts import pieces
 from grader.charges import charge
 from grader.checks import diagnose
 from grader.checks.diagnose import Finding
@@ -37,8 +38,8 @@ class _Bpe:
     kit = _Kit()
 
     def __init__(self, pretokenize=None, split=None):
-        self.pretokenize = pretokenize or diagnose.reference_pretokenize
-        self.split_on_special_tokens = split or diagnose.reference_split
+        self.pretokenize = pretokenize or pieces.reference_pretokenize
+        self.split_on_special_tokens = split or pieces.reference_split
 
 
 def _re_pretokenize(text):  # `re` instead of `regex`: '_' is a word character, so it is lost here
@@ -46,15 +47,15 @@ def _re_pretokenize(text):  # `re` instead of `regex`: '_' is a word character, 
 
 
 def test_reference_split_is_the_contract():
-    assert diagnose.reference_split("x<|e|><|e|>y<|e|>", ["<|e|>", "<|e|><|e|>"]) == [
+    assert pieces.reference_split("x<|e|><|e|>y<|e|>", ["<|e|>", "<|e|><|e|>"]) == [
         "x",
         "<|e|><|e|>",
         "y",
         "<|e|>",
     ]
-    assert diagnose.reference_split("a(a|b)*c", ["(a|b)*"]) == ["a", "(a|b)*", "c"]
-    assert diagnose.reference_split("", [EOT]) == []
-    assert diagnose.reference_split("no specials", []) == ["no specials"]
+    assert pieces.reference_split("a(a|b)*c", ["(a|b)*"]) == ["a", "(a|b)*", "c"]
+    assert pieces.reference_split("", [EOT]) == []
+    assert pieces.reference_split("no specials", []) == ["no specials"]
 
 
 def test_a_pretokenize_fault_is_found_and_narrowed_to_a_few_pretokens():
@@ -62,7 +63,7 @@ def test_a_pretokenize_fault_is_found_and_narrowed_to_a_few_pretokens():
     found = diagnose.first_difference_in_pieces(_Bpe(_re_pretokenize), text, [EOT])
     assert found.stage == "pretokenize" and found.where == "pretokenize"
     assert "_" in found.given and len(found.given) < 20, found
-    assert found.expected == diagnose.reference_pretokenize(found.given)
+    assert found.expected == pieces.reference_pretokenize(found.given)
     words = explain_finding(found, "encode")
     assert words.startswith("The fault is in pretokenize, not encode.\nYour pretokenize splits ")
     assert "differently" in words
