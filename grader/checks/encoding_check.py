@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from grader.bpe_facts import golden
 from grader.bpe_facts.pieces import reference_pretokenize, reference_split
-from grader.checks import appended, oracles_here
+from grader.checks import appended
 from grader.checks.batched import encoded_apart
 from grader.checks.diagnose import (
     PIECE_STAGES,
@@ -60,15 +60,15 @@ def with_tokenizer(bpe, visibility: str, name: str, body: Callable) -> None:
 def pieces_explain(bpe, facts: TokenizerFacts, text: str, got: list[int]) -> bool:
     """True when `got` is exactly what a correct encoder gives on the pre-tokens the submission's
     own split_on_special_tokens and pretokenize make of `text`: then a fault in those functions is
-    the only fault of these ids (`one_fault`, grader/charges.py)."""
-    from grader.oracles.encoder import TrustedEncoder
-
-    if facts.merges is None or not oracles_here():
+    the only fault of these ids (`one_fault`, grader/charges.py). Only with the trusted encoder
+    (`bpe.kit.oracles`)."""
+    oracles = bpe.kit.oracles
+    if facts.merges is None or oracles is None:
         return False
     cut = student_cut(bpe, text, facts.special_tokens)
     if cut is None:
         return False
-    encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
+    encoder = oracles.TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
     try:
         return [i for word, special in cut for i in encoder.ids_of(word, special)] == got
     except KeyError:  # a byte or a special token the vocab does not hold: not a correct encoding
@@ -188,20 +188,19 @@ SPECIALS_SPELLED_OUT: Cause = {
 }
 
 
-def specials_spelled_out(facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+def specials_spelled_out(oracles, facts: TokenizerFacts, text: str, got: list[int]) -> bool:
     """True when the special tokens of `text` are its ids' only fault: each is spelled out in
     ordinary tokens (merged as one word, or as text among the others), and everything else is
-    encoded right. Then this one fault explains these ids (`one_fault`)."""
-    if facts.merges is None or not oracles_here():
+    encoded right. Then this one fault explains these ids (`one_fault`). Only with the trusted
+    encoder (`oracles`: `bpe.kit.oracles`)."""
+    if facts.merges is None or oracles is None:
         return False
-    from grader.oracles.encoder import TrustedEncoder
-
     pieces = reference_split(text, facts.special_tokens)
     specials = set(facts.special_tokens)
     if not any(p in specials and got.count(facts.id_of(p.encode("utf-8"))) == 0 for p in pieces):
         return False
-    encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
-    as_text = TrustedEncoder(facts.vocab, facts.merges, []).encode(text)
+    encoder = oracles.TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
+    as_text = oracles.TrustedEncoder(facts.vocab, facts.merges, []).encode(text)
     return got == as_text or _spelled_piece_by_piece(facts, encoder, pieces, got)
 
 
@@ -245,7 +244,7 @@ def check_encoded(
     if merged_in_another_order(facts, text, got):
         summary = ENCODE_ORDER["summary"]
         raise Diagnosed(message, dict(ENCODE_ORDER, summary=_(summary)))
-    if specials_spelled_out(facts, text, got):
+    if specials_spelled_out(bpe.kit.oracles, facts, text, got):
         summary = SPECIALS_SPELLED_OUT["summary"]
         raise Diagnosed(message, dict(SPECIALS_SPELLED_OUT, summary=_(summary)))
     raise AssertionError(message)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from data.corpus import EOT
 from grader.bpe_facts import golden
 from grader.bpe_facts.golden import first_difference
-from grader.checks import oracles_here
+from grader.bpe_facts.mistakes import BY_ID
 from grader.checks.repeat_probe import repeats_fault
 from grader.checks.tie_probe import counts_confirmed
 from grader.i18n import N_, _
@@ -30,7 +30,7 @@ TIE_BREAK: Cause = {
 
 
 def merge_fault(
-    case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit", train=None
+    oracles, case: golden.TrainCase, specials: list[str], got: list, vocab, contract: str = "kit", train=None
 ) -> Cause | None:
     """The cause (data) of wrong merges when one fault alone explains them: too few or too many
     merges (or none once the best pair occurs once), a cut where no listed special token is, another tie-break, exactly the merges of a
@@ -38,8 +38,9 @@ def merge_fault(
     `train`); None otherwise. The vocab must follow the merges (bytes, the special tokens,
     one token per merge), or a second fault could hide in it. `train(path, vocab_size)`: the
     student's trainer with these special tokens, asked to confirm a tie-break (tie_probe.py) and to
-    train on the text with those words respelled (repeat_probe.py)."""
-    if not oracles_here() or not vocab_follows(vocab, specials, got, contract):
+    train on the text with those words respelled (repeat_probe.py). `oracles`: what the checks may
+    ask of the trusted oracles (`bpe.kit.oracles`); without them (None), no fault is proven."""
+    if oracles is None or not vocab_follows(oracles, vocab, specials, got, contract):
         return None
     diagnostics = case.diagnostics()
     text = case.corpus_text()
@@ -48,13 +49,13 @@ def merge_fault(
     return (
         stops_at_once_fault(case.merges, got, diagnostics.steps)
         or merge_count_fault(
-            case.merges, got, len(dict.fromkeys(specials)), lambda n: learned_on(text, specials, n)
+            case.merges, got, len(dict.fromkeys(specials)), lambda n: learned_on(oracles, text, specials, n)
         )
-        or eot_apart_fault(text, specials, got, limit)
-        or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
+        or eot_apart_fault(oracles, text, specials, got, limit)
+        or tie_break_cause(oracles, text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
         or (
-            repeats_fault(text, specials, asked_vocab_size, train, case.stops_early)
+            repeats_fault(oracles, text, specials, asked_vocab_size, train, case.stops_early)
             if train is not None
             else None
         )
@@ -90,11 +91,10 @@ EOT_SHAPES = {
 }
 
 
-def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Cause | None:
+def eot_apart_fault(oracles, text: str, specials: list[str], got: list, limit: int) -> Cause | None:
     """The shape of treating "<|endoftext|>" apart whose merges are exactly `got`, with its words
     as `hint`: that fault alone makes these merges."""
-    from grader.oracles.trainer import pretokens
-
+    pretokens = oracles.pretokens
     if EOT not in text:
         return None
     shapes = []
@@ -107,7 +107,7 @@ def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Ca
     if set(specials) - {EOT}:
         shapes.append(("only", pretokens(text, [EOT])))
     for how, counts in shapes:
-        if learned(counts, limit) == [tuple(p) for p in got]:
+        if learned(oracles, counts, limit) == [tuple(p) for p in got]:
             summary, hint = EOT_SHAPES[how]
             return {
                 "key": EOT_APART,
@@ -122,8 +122,6 @@ def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Ca
 def mistake_fault(diagnostics, got: list) -> Cause | None:
     """The classic mistake (grader/bpe_facts/mistakes.py) whose stored merges are exactly `got`, all
     of them: that mistake alone makes these merges."""
-    from grader.bpe_facts.mistakes import BY_ID
-
     for key, mistake in BY_ID.items():
         if diagnostics.mistakes.get(key) == list(got):
             summary = _inside_parentheses(_(mistake.name))
@@ -140,12 +138,12 @@ def _inside_parentheses(name: str) -> str:
     return name
 
 
-def first_merges_fault(text: str, specials, expected: list, got: list, diagnostics) -> Cause | None:
+def first_merges_fault(oracles, text: str, specials, expected: list, got: list, diagnostics) -> Cause | None:
     """For a check of the first merges only (the training speed gate: `got` cut to as many as
     `expected`): the tie-break or the classic mistake that alone explains them, else None."""
-    return tie_break_cause(text, specials, expected, got, diagnostics, stops_early=False) or mistake_fault(
-        diagnostics, got
-    )
+    return tie_break_cause(
+        oracles, text, specials, expected, got, diagnostics, stops_early=False
+    ) or mistake_fault(diagnostics, got)
 
 
 SPECIALS_NOT_COUNTED: Cause = {
@@ -175,14 +173,16 @@ def stops_at_once_fault(expected: list, got: list, steps: list) -> Cause | None:
     return dict(STOPS_AT_ONCE, summary=_(summary))
 
 
-def specials_not_counted_fault(text: str, specials, vocab_size: int, vocab, got: list, contract: str = "kit"):
+def specials_not_counted_fault(
+    oracles, text: str, specials, vocab_size: int, vocab, got: list, contract: str = "kit"
+):
     """SPECIALS_NOT_COUNTED when `got` are exactly the merges a correct trainer learns from `text`
     with vocab_size - 256 merges allowed (one too many per special token) and the vocab follows
     them: for a check that has no stored merges to compare with (2.11's small vocab_size)."""
     specials = list(dict.fromkeys(specials))
-    if not oracles_here() or not specials or not vocab_follows(vocab, specials, got, contract):
+    if oracles is None or not specials or not vocab_follows(oracles, vocab, specials, got, contract):
         return None
-    if [tuple(p) for p in got] != [tuple(p) for p in learned_on(text, specials, vocab_size - 256)]:
+    if [tuple(p) for p in got] != [tuple(p) for p in learned_on(oracles, text, specials, vocab_size - 256)]:
         return None
     summary = SPECIALS_NOT_COUNTED["summary"]
     return dict(SPECIALS_NOT_COUNTED, summary=_(summary))
@@ -213,7 +213,7 @@ def merge_count_fault(expected: list, got: list, n_specials: int = 0, learned_up
 
 
 def tie_break_cause(
-    text: str, specials, expected: list, got: list, diagnostics, stops_early: bool, train=None
+    oracles, text: str, specials, expected: list, got: list, diagnostics, stops_early: bool, train=None
 ) -> Cause | None:
     """The tie-break cause when it alone explains `got` (merges learned on `text`), else None.
     With `train` (the student's trainer), only when it counts the pairs right where the merges
@@ -225,22 +225,20 @@ def tie_break_cause(
     n = step.counts.get(tuple(got[k]))
     if n != step.top and not (n is None and step.others == step.top):
         return None  # not even the first difference is a tie: cheap to rule out before a replay
-    if not only_ties_differ(text, list(specials), got, len(expected), stops_early):
+    if not only_ties_differ(oracles, text, list(specials), got, len(expected), stops_early):
         return None
-    if train is not None and not counts_confirmed(text, list(specials), got, expected, k, train):
+    if train is not None and not counts_confirmed(oracles, text, list(specials), got, expected, k, train):
         return None
     summary = TIE_BREAK["summary"]
     return dict(TIE_BREAK, summary=_(summary))
 
 
-def vocab_follows(vocab, specials: list[str], merges: list, contract: str = "kit") -> bool:
+def vocab_follows(oracles, vocab, specials: list[str], merges: list, contract: str = "kit") -> bool:
     """Is `vocab` exactly what `merges` make: bytes 0-255, the special tokens, one token per merge
     (the CS336 contract: the same tokens, any ids)?"""
-    from grader.oracles.trainer import initial_vocab
-
     if not isinstance(vocab, dict):
         return False
-    made = initial_vocab(list(specials))
+    made = oracles.initial_vocab(list(specials))
     for a, b in merges:
         made[len(made)] = a + b
     if contract == "cs336":
@@ -248,15 +246,15 @@ def vocab_follows(vocab, specials: list[str], merges: list, contract: str = "kit
     return vocab == made
 
 
-def only_ties_differ(text: str, specials: list[str], got: list, length: int, stops_early: bool) -> bool:
+def only_ties_differ(
+    oracles, text: str, specials: list[str], got: list, length: int, stops_early: bool
+) -> bool:
     """True when every merge of `got` is a most frequent pair at its step on the contract's
     pre-tokens of `text`, and `got` stops where a correct trainer must: after `length` merges, or,
     for a case that runs out of pairs, when no pair is left."""
-    from grader.oracles.trainer import PairCounts, Replay
-
     if not stops_early and len(got) != length:
         return False
-    replay = PairCounts(Replay(text, specials).words)
+    replay = oracles.PairCounts(oracles.Replay(text, specials).words)
     for pair in got:
         counts = replay.counts
         if not counts or counts.get(tuple(pair)) != max(counts.values()):
@@ -265,15 +263,11 @@ def only_ties_differ(text: str, specials: list[str], got: list, length: int, sto
     return not stops_early or not replay.counts
 
 
-def learned_on(text: str, specials, limit: int) -> list:
+def learned_on(oracles, text: str, specials, limit: int) -> list:
     """The merges a correct trainer learns from `text` with up to `limit` merges."""
-    from grader.oracles.trainer import Replay, greedy
-
-    return list(greedy(Replay(text, list(specials)), limit))
+    return list(oracles.greedy(oracles.Replay(text, list(specials)), limit))
 
 
-def learned(counts, limit: int) -> list:
+def learned(oracles, counts, limit: int) -> list:
     """The merges a correct trainer learns from these pre-token counts (bytes -> count)."""
-    from grader.oracles.trainer import Replay, greedy
-
-    return list(greedy(Replay.of_pretokens(counts), limit))
+    return list(oracles.greedy(oracles.Replay.of_pretokens(counts), limit))

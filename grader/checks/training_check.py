@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.bpe_facts import golden
-from grader.checks import diagnose, oracles_here
+from grader.checks import diagnose
 from grader.checks.diagnose import (
     PIECE_STAGES,
     Diagnosed,
@@ -106,7 +106,8 @@ def check_training_case(bpe, visibility: str, name: str, *, empty_list: bool = F
     problem = explain_merges(case.diagnostics(), case.merges, merges, no_specials=not specials)
     if problem:
         train = _asked_again(bpe, specials, trained_cpu)
-        fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"), train)
+        contract = getattr(bpe.kit, "contract", "kit")
+        fault = merge_fault(bpe.kit.oracles, case, specials, merges, vocab, contract, train)
         if fault is not None and fault["key"] == EOT_APART:  # a cut, not ties: no list of tied pairs
             problem = explain_merges(
                 case.diagnostics(), case.merges, merges, at_step=False, no_specials=not specials
@@ -159,18 +160,20 @@ def check_stages_before_merging(
     """Raise the diagnosed cause when training went wrong before any merge: the special tokens in
     the vocab (each once), the special-token split or pretokenize on the corpus itself. A wrong
     split or pretokenize is proven the only fault (`one_fault`) when a correct trainer, given the
-    pre-tokens the submission's own functions make, learns exactly its `merges`."""
+    pre-tokens the submission's own functions make, learns exactly its `merges` (asked of the
+    trusted trainer, `bpe.kit.oracles`, where the kit has it)."""
     found = first_difference_in_specials(expected_vocab, vocab, special_tokens, "train_bpe")
     found = found or first_difference_in_pieces(bpe, text, special_tokens)
     if found is None:
         return
     failure = diagnosed(found, _("(found while checking {call})").format(call=call), "train_bpe")
-    if found.stage in PIECE_STAGES and merges is not None and oracles_here():
+    oracles = bpe.kit.oracles
+    if found.stage in PIECE_STAGES and merges is not None and oracles is not None:
         counts = (
             student_pretokens(bpe, text, special_tokens)
-            if vocab_follows(vocab, special_tokens, merges)
+            if vocab_follows(oracles, vocab, special_tokens, merges)
             else None
         )
-        if counts is not None and merges == learned(counts, limit):
+        if counts is not None and merges == learned(oracles, counts, limit):
             failure.cause["one_fault"] = True
     raise failure

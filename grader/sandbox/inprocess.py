@@ -118,6 +118,7 @@ class InprocessKit:
     """`bpe.kit` for in-process runs: same names and results as the sandboxed `RemoteKit`."""
 
     contract = "kit"  # whose rules the graded tests apply (kit | cs336): the plugin sets it
+    oracles = None  # what checks may ask of the oracles, where the kit has them: the plugin sets it
 
     isolation = Isolation.INPROCESS
 

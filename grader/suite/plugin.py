@@ -23,7 +23,7 @@ from ..budgets import MAX_CHILDREN
 from ..calibration import per_test_limits
 from ..sandbox.isolation import LEVELS
 from ..sandbox.per_test import TestLimits
-from . import outcome
+from . import outcome, trusted
 
 _SESSION = pytest.StashKey[object]()
 _RECORDS = pytest.StashKey[list]()
@@ -117,6 +117,7 @@ def bpe(request):
 
         proxy = InprocessBpe(parent)
         proxy.kit.contract = config.getoption("--contract")
+        proxy.kit.oracles = trusted.oracles()
     else:
         from ..errors import GradingAbort, SubmissionError
         from ..sandbox.box import Options
@@ -143,6 +144,7 @@ def bpe(request):
             pytest.exit(f"the sandbox cannot start a worker: {e} {output[-300:]}".strip(), returncode=3)
         proxy = RemoteBpe(session)
         proxy.kit.contract = config.getoption("--contract")
+        proxy.kit.oracles = trusted.oracles()
     config.stash[_SESSION] = session
     if session is not None:
         session.prepare()  # the first test's worker imports the submission before the test starts

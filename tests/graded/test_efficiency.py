@@ -18,7 +18,6 @@ from grader import calibration
 from grader.bpe_facts import golden
 from grader.bpe_facts.pieces import reference_pretokenize, reference_split
 from grader.budgets import ENCODE_TEXT, TRAIN_VOCAB_SIZE
-from grader.checks import oracles_here
 from grader.checks.diagnose import Diagnosed, first_difference_in_pieces
 from grader.checks.merge_fault import first_merges_fault, merge_count_fault, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges
@@ -162,38 +161,41 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str, specials=(EO
         raise AssertionError(message.rstrip())
     first = merges[: len(expected.merges)]
     if len(vocab) != size:
-        _raise_size_fault(what, vocab, merges, first == expected.merges, specials)
+        _raise_size_fault(bpe.kit.oracles, what, vocab, merges, first == expected.merges, specials)
     problem = explain_merges(expected.diagnostics(), expected.merges, first)
     if problem is not None:
         message = _("{what}: fast, but the merges are wrong.").format(what=what) + "\n" + problem
-        _raise_merge_fault(message, corpus, expected, first)
+        _raise_merge_fault(bpe.kit.oracles, message, corpus, expected, first)
 
 
-def _raise_merge_fault(message: str, corpus, expected, first: list) -> None:
+def _raise_merge_fault(oracles, message: str, corpus, expected, first: list) -> None:
     """Wrong first merges are no training to time, so this gate fails, even within its budget; but
     when another tie-break alone explains them (the fault the training tests name), it carries
     that cause as a gate's (`gate`): where an earlier test charges that fault, this gate grades its
     speed alone and is not charged (grader/charges.py); so when a classic mistake alone makes them
     (the speed case stores each mistake's first merges). Merges no proven fault explains (canned
-    ones, say) are no training, and earn no speed points."""
+    ones, say) are no training, and earn no speed points. Proven only with the trusted oracles
+    (`bpe.kit.oracles`), where the kit has them."""
     fault = None
-    if oracles_here():
+    if oracles is not None:
         text = corpus.read_bytes().decode("utf-8")
-        fault = first_merges_fault(text, [EOT], expected.merges, first, expected.diagnostics())
+        fault = first_merges_fault(oracles, text, [EOT], expected.merges, first, expected.diagnostics())
     if fault is None:
         raise AssertionError(message)
     cause: Cause = {**fault, "gate": True}
     raise Diagnosed(message + "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]), cause)
 
 
-def _raise_size_fault(what: str, vocab: dict, merges: list, first_right: bool, specials: list) -> None:
+def _raise_size_fault(
+    oracles, what: str, vocab: dict, merges: list, first_right: bool, specials: list
+) -> None:
     """A vocab of another size: when its first merges are right and it follows them, the count of
     merges is the one fault (the training tests name it), carried as a gate's, like wrong merges."""
     size = TRAIN_VOCAB_SIZE + len(specials) - 1
     message = _("{what}: expected exactly {size} vocab entries, got {got}").format(
         what=what, size=size, got=len(vocab)
     )
-    if not (oracles_here() and first_right and vocab_follows(vocab, specials, merges)):
+    if not (oracles is not None and first_right and vocab_follows(oracles, vocab, specials, merges)):
         raise AssertionError(message)
     delta = len(vocab) - size
     right = merges[: len(merges) - delta] if delta > 0 else merges + [(b"", b"")] * -delta

@@ -182,7 +182,7 @@ def test_train_argument_errors(bpe):
         ).format(ids=len(vocab), merges=len(merges))
         contract = getattr(bpe.kit, "contract", "kit")
         fault = specials_not_counted_fault(
-            corpus.read_text(encoding="utf-8"), [EOT], 257, vocab, merges, contract
+            bpe.kit.oracles, corpus.read_text(encoding="utf-8"), [EOT], 257, vocab, merges, contract
         )
         if fault is not None:  # the training tests' fault, proven here too: charged once
             raise Diagnosed(message, fault)
