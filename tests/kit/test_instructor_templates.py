@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from grader.farm.__main__ import build_parser as farm_parser
+from grader.farm_cli import build_parser as farm_parser
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "grader/release/templates"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.farm.__main__ import build_parser as farm_parser
+from grader.farm_cli import build_parser as farm_parser
 from grader.sandbox.isolation import Isolation
 
 KIT = Path(__file__).resolve().parents[2]
