@@ -22,8 +22,9 @@ import json
 import time
 from pathlib import Path
 
-from data.corpus import EOT
+from data.corpus import EOT, generate_text
 
+from .bpe_facts import golden
 from .budgets import (
     ENCODE_TEXT,
     ENCODE_TRAIN_CASE,
@@ -39,16 +40,16 @@ from .budgets import (
     measured_budget,
     scaled_limits,
 )
+from .errors import GradingAbort
 from .measured import run_file, shared, shared_text
 from .paths import CALIBRATION_FILE, SOLUTION, TEST_TIMES_FILE
+from .sandbox.proxy import connect
 
 
 @functools.lru_cache(maxsize=8)
 def generated(spec: tuple[str, int, int]) -> str:
     """A generated text (deterministic: kind, size, seed), made once per process, and once per
     run where the run shares its figures."""
-    from data.corpus import generate_text
-
     return shared_text("-".join(map(str, spec)), lambda: generate_text(*spec))
 
 
@@ -79,8 +80,6 @@ def write_stream_file(directory: Path) -> Path:
 
 
 def encode_tokenizer_parts():
-    from grader.bpe_facts import golden
-
     case = golden.TrainCase(golden.root("public"), ENCODE_TRAIN_CASE)
     return case.vocab, case.merges, [EOT]
 
@@ -136,8 +135,6 @@ def measure_reference(corpus: Path, text: str, repeat: int = 4) -> dict[str, flo
     Best of several, because a single run's time moves by as much as a budget's margin near a
     submission's own time (bench/CALIBRATION.md). Encoding is timed warm: its first call, which
     fills the pre-token cache, is left out."""
-    from grader.sandbox.proxy import connect
-
     with connect(reference_dir()) as ref:
         train_s = min(time_training(ref, corpus) for _ in range(repeat))
         tok = ref.BPETokenizer(*encode_tokenizer_parts())
@@ -183,8 +180,6 @@ def measure_first(scratch: Path) -> None:
 
 
 def _measure_or_none(scratch: Path) -> dict[str, float] | None:
-    from grader.errors import GradingAbort
-
     try:
         return measure_reference(write_training_corpus(scratch), generated(ENCODE_TEXT))
     except (Exception, GradingAbort):  # never fail a student because the reference could not run

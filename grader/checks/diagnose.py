@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from grader.bpe_facts.pieces import reference_pretokenize, reference_split
+from grader.errors import CallTimeout
 from grader.terms import Cause
 
 PIECE_STAGES = ("split_on_special_tokens", "pretokenize")  # the stages that cut the text
@@ -53,8 +54,6 @@ class Diagnosed(AssertionError):
 def _call(function, *args):
     """The submission's answer, or None when it cannot give one (a stub, an error): such a stage is
     not diagnosed here, its own test reports it. A call that does not end stops the diagnosis."""
-    from grader.errors import CallTimeout
-
     try:
         return function(*args)
     except CallTimeout:
@@ -65,8 +64,6 @@ def _call(function, *args):
 
 @contextlib.contextmanager
 def _bounded(bpe):
-    from grader.errors import CallTimeout
-
     try:
         with bpe.kit.timeout(CALL_WALL_S, cpu=CALL_CPU_S):
             yield

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from grader.budgets import Budget
 from grader.checks import timing_rule
 from grader.checks.timing_rule import Verdict
+from grader.errors import CallStalled, CallTimeout, CpuLimitExceeded
 from grader.i18n import N_, _, sentences
+from grader.sandbox.call_words import WAITING, likely_cause, stall_kind, stall_words
 
 # The budget is CPU time, and so is the stop (`Budget.abort_after`). Wall time only catches a call
 # that waits instead of working (a sleep, a deadlock); it is generous, since a busy machine can
@@ -89,8 +91,6 @@ def timed_call(bpe, budget: Budget, call, what: str, hint: str, *, gate: str = "
     `record(name, value)` (the test's `record_property`) receives the figures, a stopped run's too.
     """
     record = record or (lambda name, value: None)
-    from grader.errors import CallStalled, CallTimeout, CpuLimitExceeded
-
     runs: list[float] = []
     result = None
     for _attempt in range(timing_rule.MOST_RUNS):
@@ -146,8 +146,6 @@ def _failed(text: str, exc) -> AssertionError:
 def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
     """Waiting, or an overloaded machine, or busy: decided from how the call's CPU time moved
     (grader/sandbox/call_words.stall_kind), never assumed from the wall clock alone."""
-    from grader.sandbox.call_words import WAITING, stall_kind, stall_words
-
     if not samples:
         return stall_words(WAITING, 0.0, 0.0)
     wall_s, cpu_s = samples[-1]
@@ -156,8 +154,6 @@ def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
 
 def _cause(exc) -> str:
     """How a child process of the call failed (grader/sandbox/call_words.py), when one did."""
-    from grader.sandbox.call_words import likely_cause
-
     failure = getattr(exc, "child_failure", None)
     return "\n" + likely_cause(failure) if failure else ""
 

@@ -16,6 +16,7 @@ from grader.checks.diagnose import (
 from grader.checks.merge_fault import EOT_APART, learned, merge_fault, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
+from grader.errors import CallTimeout
 from grader.i18n import N_, _
 
 
@@ -140,8 +141,6 @@ PROBE_CPU_FACTOR = 8  # the probe trains on the text four times, for fewer merge
 def _asked_again(bpe, specials: list[str], trained_cpu: float):
     """The student's trainer as grader/checks/tie_probe.py asks it: (path, vocab_size) -> merges,
     bounded by a few times the test's own training call; a call stopped there is not an answer."""
-    from grader.errors import CallTimeout
-
     cpu = max(diagnose.CALL_CPU_S, PROBE_CPU_FACTOR * trained_cpu)
 
     def ask(path, vocab_size: int) -> list:

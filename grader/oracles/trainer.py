@@ -20,6 +20,7 @@ from collections.abc import Iterable
 import regex
 
 from grader.bpe_facts.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
+from grader.oracles.indexed import indexed_merges
 
 # What a student gets by porting GPT2_PATTERN to the standard `re` module, which has no \p{...}.
 RE_MODULE_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+"""
@@ -215,8 +216,6 @@ def train(
     if max_merges is not None:
         limit = min(limit, max_merges)
     if rules.index != "complete":  # grader/oracles/indexed.py: the incremental trainer's mistake
-        from grader.oracles.indexed import indexed_merges
-
         chosen = iter(indexed_merges(pretokens(text, specials, rules), limit, missing_right=True))
     else:
         chosen = greedy(replay, limit, _tie_key(rules, ids))

@@ -23,6 +23,7 @@ from ..errors import ModuleDoesNotImport
 from . import importing
 from .isolation import Isolation
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
+from .worker import report_cores
 
 
 def import_submission(parent: Path):
@@ -184,8 +185,6 @@ class InprocessKit:
     @contextlib.contextmanager
     def cores(self, n: int) -> Iterator[None]:
         """As the sandboxed kit's: the code sees `n` usable cores (see worker.report_cores)."""
-        from .worker import report_cores
-
         restore = report_cores(int(n))
         try:
             yield

@@ -21,8 +21,13 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from .. import contracts, i18n, measured
 from ..budgets import MAX_CHILDREN
 from ..calibration import per_test_limits
+from ..errors import GradingAbort, SubmissionError
+from ..sandbox.box import Options
+from ..sandbox.inprocess import InprocessBpe
 from ..sandbox.isolation import LEVELS
 from ..sandbox.per_test import TestLimits
+from ..sandbox.proxy import RemoteBpe
+from ..sandbox.session import Session
 from . import outcome, trusted
 
 _SESSION = pytest.StashKey[object]()
@@ -113,17 +118,10 @@ def bpe(request):
     parent = Path(config.getoption("--submission")).resolve()
     session = None
     if config.getoption("--inprocess"):
-        from ..sandbox.inprocess import InprocessBpe
-
         proxy = InprocessBpe(parent)
         proxy.kit.contract = config.getoption("--contract")
         proxy.kit.oracles = trusted.oracles()
     else:
-        from ..errors import GradingAbort, SubmissionError
-        from ..sandbox.box import Options
-        from ..sandbox.proxy import RemoteBpe
-        from ..sandbox.session import Session
-
         options = Options.for_level(
             config.getoption("--worker-isolation"),
             hide=tuple(Path(p) for p in config.getoption("--worker-hide")),
