@@ -62,15 +62,16 @@ def _without(vocab: dict, stand_in: str) -> dict:
     return {(i - 1 if i > at[0] else i): t for i, t in vocab.items() if i != at[0]}
 
 
-def relabelled(student: dict, golden: dict) -> dict:
-    """The student's vocab with the golden ids, where CS336 lets ids differ (any id per token).
+def relabelled(student: dict, expected: dict) -> dict:
+    """The student's vocab with the `expected` (golden) ids, where CS336 lets ids differ (any id per
+    token).
 
     Each of their tokens takes the golden id of the same bytes; a token the golden vocab lacks, or
     a second id for the same bytes, keeps an id past the golden ones, so the kit's vocab message
     still names what is missing or extra. `student` has passed check_train_result (int ids)."""
-    by_bytes = {token: i for i, token in golden.items()}
+    by_bytes = {token: i for i, token in expected.items()}
     out, taken = {}, set()
-    spare = max([*golden, *student], default=-1) + 1
+    spare = max([*expected, *student], default=-1) + 1
     for i in sorted(student):
         token = student[i]
         j = by_bytes.get(token)
