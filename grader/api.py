@@ -30,7 +30,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import charges, contracts, grade_builder, report, rubric
-from .checks import oracles_here
 from .errors import GraderError, NothingSelected, ReportError
 from .i18n import N_, _
 from .request import GradeRequest
@@ -39,6 +38,7 @@ from .sandbox.isolation import isolation_level as sandbox_isolation
 from .sandbox.options import Options
 from .scoring import Scored
 from .suite import runner
+from .suite.trusted import oracles_here
 
 __all__ = ["GradeRequest", "GraderError", "Grading", "grade", "isolation_level", "run", "write"]
 

@@ -6,8 +6,10 @@ Every budget is a multiple of something measured right now, the same way:
 - without it (the student handout): a built-in yardstick workload timed in this process, scaled by
   the reference/yardstick ratio recorded when the fixtures were generated (calibration.json).
 The per-test limits scale the reference's recorded time per test (test_times.json) by the same
-yardstick. `bpe-kit fixtures` records both files here. This module sits above the sandbox (it
-runs the reference in a worker) and the suite (it grades the reference to time each test).
+yardstick. This module reads and measures, below the suite (whose plugin sets each test's limits
+from it) and above the sandbox (it runs the reference in a worker); `bpe-kit fixtures` records
+both files with grader/calibration_record.py, above the suite (it grades the reference to time
+each test).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from data.corpus import EOT
+from data.corpus import EOT, generate_text
 
+from .bpe_facts import golden
 from .budgets import (
     ENCODE_TEXT,
     ENCODE_TRAIN_CASE,
@@ -38,8 +41,10 @@ from .budgets import (
     measured_budget,
     scaled_limits,
 )
+from .errors import GradingAbort
 from .measured import run_file, shared, shared_text
 from .paths import CALIBRATION_FILE, SOLUTION, TEST_TIMES_FILE
+from .sandbox.proxy import connect
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -51,8 +56,6 @@ if TYPE_CHECKING:
 def generated(spec: tuple[str, int, int]) -> str:
     """A generated text (deterministic: kind, size, seed), made once per process, and once per
     run where the run shares its figures."""
-    from data.corpus import generate_text
-
     return shared_text("-".join(map(str, spec)), lambda: generate_text(*spec))
 
 
@@ -83,8 +86,6 @@ def write_stream_file(directory: Path) -> Path:
 
 
 def encode_tokenizer_parts() -> tuple[dict[int, bytes], list[tuple[bytes, bytes]], list[str]]:
-    from grader.checks import golden
-
     case = golden.TrainCase(golden.root("public"), ENCODE_TRAIN_CASE)
     return case.vocab, case.merges, [EOT]
 
@@ -140,8 +141,6 @@ def measure_reference(corpus: Path, text: str, repeat: int = 4) -> dict[str, flo
     Best of several, because a single run's time moves by as much as a budget's margin near a
     submission's own time (bench/CALIBRATION.md). Encoding is timed warm: its first call, which
     fills the pre-token cache, is left out."""
-    from grader.sandbox.proxy import connect
-
     with connect(reference_dir()) as ref:
         train_s = min(time_training(ref, corpus) for _ in range(repeat))
         tok = ref.BPETokenizer(*encode_tokenizer_parts())
@@ -187,8 +186,6 @@ def measure_first(scratch: Path) -> None:
 
 
 def _measure_or_none(scratch: Path) -> dict[str, float] | None:
-    from grader.errors import GradingAbort
-
     try:
         return measure_reference(write_training_corpus(scratch), generated(ENCODE_TEXT))
     except (Exception, GradingAbort):  # never fail a student because the reference could not run
@@ -208,29 +205,6 @@ def load_ratios() -> dict[str, float]:
     return {gate: data[gate]["reference_over_yardstick"] for gate in FACTORS}
 
 
-def record(solution_parent: Path, out: Path = CALIBRATION_FILE) -> float:
-    """Measure reference/yardstick ratios and store them (run by `make fixtures`)."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        measured = measure_reference(write_training_corpus(Path(tmp)), generated(ENCODE_TEXT), repeat=3)
-    yard = yardstick_seconds(repeat=5)
-    data = {
-        gate: {
-            "reference_cpu_s": round(seconds, 4),
-            "yardstick_cpu_s": round(yard, 4),
-            "reference_over_yardstick": round(seconds / yard, 4),
-        }
-        for gate, seconds in measured.items()
-    }
-    data["note"] = (
-        "Written by `bpe-kit fixtures` (grader/calibration.py); machine dependent, "
-        "so not part of the byte-identical fixtures."
-    )
-    out.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return data["train"]["reference_over_yardstick"]
-
-
 def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:
     """The per-test limits, or None without a readable fixture (then only the wall-clock timeouts hold)."""
     try:
@@ -242,36 +216,6 @@ def per_test_limits(path: Path = TEST_TIMES_FILE) -> PerTestLimits | None:
         return None
     yard = shared("yardstick 2", lambda: yardstick_seconds(repeat=2)) if recorded > 0 else 0.0
     return scaled_limits(reference, calls, yard, recorded)
-
-
-def record_test_times(
-    solution_parent: Path, out: Path = TEST_TIMES_FILE, tests_dir: Path | None = None
-) -> int:
-    """Grade the reference once and store each test's CPU seconds, and its slowest call's (run by
-    `bpe-kit fixtures`); returns how many tests were timed."""
-    import subprocess
-    import tempfile
-
-    from grader.request import GradeRequest
-    from grader.suite import runner
-
-    with tempfile.TemporaryDirectory() as tmp:
-        times = Path(tmp) / "times.json"
-        request = GradeRequest(tests_dir=tests_dir) if tests_dir is not None else GradeRequest()
-        cmd = runner.suite_command(Path(solution_parent).resolve(), Path(tmp), request)
-        argv = [*cmd.argv, "--grader-test-times", str(times), "--grader-no-test-limits"]
-        subprocess.run(argv, env=cmd.env, cwd=tmp, capture_output=True, check=False)
-        measured = json.loads(times.read_text(encoding="utf-8"))
-    data = {
-        "tests": {k: round(v, 4) for k, v in sorted(measured["tests"].items())},
-        "calls": {k: round(v, 4) for k, v in sorted(measured["calls"].items())},
-        "yardstick_cpu_s": round(yardstick_seconds(repeat=5), 4),
-        "note": "Written by `bpe-kit fixtures` (grader/calibration.py): each graded test's CPU seconds "
-        "for the reference solution (`tests`), and its slowest call's (`calls`); machine dependent, so "
-        "not part of the byte-identical fixtures.",
-    }
-    Path(out).write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return len(measured["tests"])
 
 
 def public_test_times(text: str) -> str:

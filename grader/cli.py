@@ -31,7 +31,7 @@ from .suite import runner
 
 # command -> (module whose main(argv) runs it, one line of help)
 TOOLS = {
-    "farm": ("grader.farm.__main__", "grade a whole class: gradebook.csv, grades.json, report.html"),
+    "farm": ("grader.farm_cli", "grade a whole class: gradebook.csv, grades.json, report.html"),
     "staff": ("grader.staff.__main__", "the staff's steps: collect, finalize, release pages, similarity"),
     "release": ("grader.release.__main__", "build dist/handout.zip or dist/autograder.zip"),
     "fixtures": ("grader.oracles.fixtures", "regenerate the golden fixtures from the oracles"),

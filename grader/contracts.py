@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import intake
 from .errors import UnknownContract
 from .i18n import _
 from .paths import DEFAULT_RUBRIC
@@ -42,13 +43,11 @@ class Contract:
         """(the folder holding `bpe/`, the CS336 repository or None) of a submission, for as long
         as the context lasts; SubmissionError when it cannot be opened."""
         if self.name == CS336:
-            from .cs336 import intake as cs336_intake
+            from .cs336 import intake as cs336_intake  # only here: the handout has no grader/cs336/
 
             with cs336_intake.opened(Path(path)) as staged:
                 yield staged.parent, staged.repo
             return
-        from . import intake
-
         with intake.opened(Path(path)) as parent:
             yield parent, None
 
@@ -64,7 +63,7 @@ class Contract:
         python = student_python.checked(python) if python else None
         if self.name != CS336 or repo is None:
             return python, None
-        from .cs336 import intake as cs336_intake
+        from .cs336 import intake as cs336_intake  # only here: the handout has no grader/cs336/
 
         return python, cs336_intake.check_python(repo, python, ignore_requires_python)
 
@@ -75,7 +74,7 @@ def resolve(name: str, rubric: Path | None = None) -> Contract:
     if name == KIT:
         return Contract(KIT, Path(rubric or DEFAULT_RUBRIC))
     if name == CS336:
-        from .cs336 import contract as cs336
+        from .cs336 import contract as cs336  # only here: the handout has no grader/cs336/
 
         path = Path(rubric or cs336.RUBRIC)
         return Contract(CS336, path, tuple(cs336.not_in_contract(path)), tuple(cs336.notes(path)))

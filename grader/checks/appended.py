@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from grader.checks import golden
+from grader.bpe_facts import golden
 from grader.checks.diagnose import Diagnosed, Finding
 from grader.checks.messages import explain_finding
+from grader.sandbox.remote_errors import RemoteError
 from grader.terms import Cause
 
 if TYPE_CHECKING:
@@ -101,8 +102,6 @@ def _proven(first: Exception, absent: list[str], full: dict) -> Diagnosed:
 
 def _second(again: Exception, absent: list[str]) -> Exception:
     """The failure that remains once the special tokens are in the vocab: another fault, charged."""
-    from grader.sandbox.remote_errors import RemoteError
-
     if isinstance(again, RemoteError):
         return again  # a crash is charged where it happens, named by its own words
     note = (
@@ -130,8 +129,6 @@ def _names(specials: list[str]) -> str:
 
 def _text(exc: Exception) -> str:
     """What the test saw fail, in the words a student reads."""
-    from grader.sandbox.remote_errors import RemoteError
-
     if isinstance(exc, RemoteError):
         return exc.feedback()
     return str(exc) or type(exc).__name__

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from grader.checks.diagnose import reference_split
+from grader.bpe_facts.pieces import reference_split
 
 ALONE = 32  # the shortest texts, each in a call of its own
 GROUP_CHARS = 4000  # a joined call holds about this many characters of text...

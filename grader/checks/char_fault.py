@@ -4,17 +4,19 @@ CharBPE trains and encodes with merge(), so a wrong merge() fails 1.1 and the te
 is one fault, charged up to the cap (grader/charges.py), but only where it is proven the ONLY fault
 of a failure: the contract's CharBPE training (and encoding), replayed with the student's own
 merge(), gives exactly the student's answer. A CharBPE.train that learns no merge at all, with the
-right vocab, is one fault too, whatever the text.
+right vocab, is one fault too, whatever the text. The contract's CharBPE is the trusted oracles'
+(`bpe.kit.oracles`): without them (the handout) no fault is proven.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from grader.checks import oracles_here
 from grader.checks.diagnose import Diagnosed
+from grader.errors import GradingAbort
 from grader.i18n import N_, _
 
 if TYPE_CHECKING:
@@ -56,8 +58,9 @@ def one_fault(find: Callable[[], dict | None]) -> Iterator[None]:
 
 def training_fault(bpe: Bpe, text: str, num_merges: int, model: StudentObject) -> dict | None:
     """The one fault that makes `model` the answer of CharBPE.train(text, num_merges), or None."""
-    from grader.oracles import char_bpe
-
+    if bpe.kit.oracles is None:
+        return None
+    char_bpe = bpe.kit.oracles.char_bpe
     vocab, merges = _state(model)
     want_vocab, want_merges = char_bpe.train(text, num_merges)
     if (vocab, merges) == (want_vocab, want_merges):
@@ -75,10 +78,9 @@ def round_trip_fault(
     """merge() when it alone breaks the round trip of `text`: the model is its training with the
     student's merge() (`training_fault`), its ids are the contract's encoding with that merge(),
     and its decode joins their strings, as the contract's does."""
-    from grader.oracles import char_bpe
-
     if training_fault(bpe, trained_on, num_merges, model) != cause(MERGE):
         return None
+    char_bpe = bpe.kit.oracles.char_bpe
     vocab, merges = _state(model)
     ids = list(model.encode(text))
     if ids != char_bpe.encode(vocab, merges, text, _students_merge(bpe)):
@@ -89,8 +91,6 @@ def round_trip_fault(
 
 
 def _state(model: StudentObject) -> tuple[list, list]:
-    import json
-
     return list(model.vocab), json.loads(json.dumps(model.merges))
 
 
@@ -106,10 +106,6 @@ def _students_merge(bpe: Bpe):
 
 def asked(find: Callable[[], dict | None]) -> dict | None:
     """`find()`, or None when the student's code cannot answer it (an error, a call that does not end)."""
-    from grader.errors import GradingAbort
-
-    if not oracles_here():
-        return None
     try:
         return find()
     except (Exception, GradingAbort):

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from grader.checks.gpt2 import GPT2_PATTERN
+from grader.bpe_facts.pieces import reference_pretokenize, reference_split
+from grader.errors import CallTimeout
 from grader.terms import Cause
 
 if TYPE_CHECKING:
@@ -58,24 +59,9 @@ class Diagnosed(AssertionError):
         self.cause = cause
 
 
-def reference_split(text: str, special_tokens: Iterable[str] | None) -> list[str]:
-    """The contract's split_on_special_tokens: literal, longest first, no empty pieces."""
-    specials = sorted(dict.fromkeys(special_tokens or []), key=len, reverse=True)
-    if not specials:
-        return [text] if text else []
-    pattern = "(" + "|".join(regex.escape(s) for s in specials) + ")"
-    return [piece for piece in regex.split(pattern, text) if piece]
-
-
-def reference_pretokenize(text: str) -> list[str]:
-    return regex.findall(GPT2_PATTERN, text)
-
-
 def _call(function: Callable, *args):
     """The submission's answer, or None when it cannot give one (a stub, an error): such a stage is
     not diagnosed here, its own test reports it. A call that does not end stops the diagnosis."""
-    from grader.errors import CallTimeout
-
     try:
         return function(*args)
     except CallTimeout:
@@ -86,8 +72,6 @@ def _call(function: Callable, *args):
 
 @contextlib.contextmanager
 def _bounded(bpe: Bpe):
-    from grader.errors import CallTimeout
-
     try:
         with bpe.kit.timeout(CALL_WALL_S, cpu=CALL_CPU_S):
             yield

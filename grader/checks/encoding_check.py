@@ -6,9 +6,11 @@ import contextlib
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from grader.checks import appended, golden, oracles_here
+from grader.bpe_facts import golden
+from grader.bpe_facts.pieces import reference_pretokenize, reference_split
+from grader.checks import appended
 from grader.checks.batched import encoded_apart
 from grader.checks.diagnose import (
     PIECE_STAGES,
@@ -16,8 +18,6 @@ from grader.checks.diagnose import (
     case_blind_cut,
     first_difference_in_tokenizer,
     first_difference_in_tokenizer_vocab,
-    reference_pretokenize,
-    reference_split,
     student_cut,
 )
 from grader.checks.messages import diagnosed
@@ -27,9 +27,9 @@ from grader.terms import Cause
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
+    from types import ModuleType
 
     from grader.checks.diagnose import Finding
-    from grader.oracles.encoder import TrustedEncoder
     from grader.sandbox.kit import Bpe, StudentObject
 
 
@@ -71,15 +71,15 @@ def with_tokenizer(bpe: Bpe, visibility: str, name: str, body: Callable) -> None
 def pieces_explain(bpe: Bpe, facts: TokenizerFacts, text: str, got: list[int]) -> bool:
     """True when `got` is exactly what a correct encoder gives on the pre-tokens the submission's
     own split_on_special_tokens and pretokenize make of `text`: then a fault in those functions is
-    the only fault of these ids (`one_fault`, grader/charges.py)."""
-    from grader.oracles.encoder import TrustedEncoder
-
-    if facts.merges is None or not oracles_here():
+    the only fault of these ids (`one_fault`, grader/charges.py). Only with the trusted encoder
+    (`bpe.kit.oracles`)."""
+    oracles = bpe.kit.oracles
+    if facts.merges is None or oracles is None:
         return False
     cut = student_cut(bpe, text, facts.special_tokens)
     if cut is None:
         return False
-    encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
+    encoder = oracles.TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
     try:
         return [i for word, special in cut for i in encoder.ids_of(word, special)] == got
     except KeyError:  # a byte or a special token the vocab does not hold: not a correct encoding
@@ -93,25 +93,27 @@ def diagnosed_pieces(
     failure = diagnosed(finding, message, exercised)
     if finding.stage in PIECE_STAGES and (
         pieces_explain(bpe, facts, text, got)
-        or (finding.stage == "split_on_special_tokens" and case_blind_explains(facts, text, got))
+        or (
+            finding.stage == "split_on_special_tokens"
+            and case_blind_explains(bpe.kit.oracles, facts, text, got)
+        )
     ):
         failure.cause["one_fault"] = True
     return failure
 
 
-def case_blind_explains(facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+def case_blind_explains(oracles: ModuleType | None, facts: TokenizerFacts, text: str, got: list[int]) -> bool:
     """True when `got` is exactly what a correct encoder gives on `text` cut at the special tokens
     matched in any case ('<|ENDOFTEXT|>' as the id of '<|endoftext|>'): then matching them in any
     case, a fault of the split (`case_blind_finding`), is the only fault of these ids. A piece
-    that a split cuts out is not known from its list of pieces alone, so this is proven apart."""
-    from grader.oracles.encoder import TrustedEncoder
-
-    if facts.merges is None or not oracles_here():
+    that a split cuts out is not known from its list of pieces alone, so this is proven apart. Only
+    with the trusted encoder (`oracles`: `bpe.kit.oracles`)."""
+    if facts.merges is None or oracles is None:
         return False
     cut = case_blind_cut(text, facts.special_tokens)
     if all(special is None or piece == special for piece, special in cut):
         return False
-    encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
+    encoder = oracles.TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
     ids: list[int] = []
     try:
         for piece, special in cut:
@@ -229,26 +231,25 @@ SPECIALS_SPELLED_OUT: Cause = {
 }
 
 
-def specials_spelled_out(facts: TokenizerFacts, text: str, got: list[int]) -> bool:
+def specials_spelled_out(
+    oracles: ModuleType | None, facts: TokenizerFacts, text: str, got: list[int]
+) -> bool:
     """True when the special tokens of `text` are its ids' only fault: each is spelled out in
     ordinary tokens (merged as one word, or as text among the others), and everything else is
-    encoded right. Then this one fault explains these ids (`one_fault`)."""
-    if facts.merges is None or not oracles_here():
+    encoded right. Then this one fault explains these ids (`one_fault`). Only with the trusted
+    encoder (`oracles`: `bpe.kit.oracles`)."""
+    if facts.merges is None or oracles is None:
         return False
-    from grader.oracles.encoder import TrustedEncoder
-
     pieces = reference_split(text, facts.special_tokens)
     specials = set(facts.special_tokens)
     if not any(p in specials and got.count(facts.id_of(p.encode("utf-8"))) == 0 for p in pieces):
         return False
-    encoder = TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
-    as_text = TrustedEncoder(facts.vocab, facts.merges, []).encode(text)
+    encoder = oracles.TrustedEncoder(facts.vocab, facts.merges, facts.special_tokens)
+    as_text = oracles.TrustedEncoder(facts.vocab, facts.merges, []).encode(text)
     return got == as_text or _spelled_piece_by_piece(facts, encoder, pieces, got)
 
 
-def _spelled_piece_by_piece(
-    facts: TokenizerFacts, encoder: TrustedEncoder, pieces: list[str], got: list[int]
-) -> bool:
+def _spelled_piece_by_piece(facts: TokenizerFacts, encoder: Any, pieces: list[str], got: list[int]) -> bool:
     """Each ordinary piece's ids as a right encoder gives them; each special token, any tokens that
     spell its bytes."""
     tokens = iter(got)
@@ -288,7 +289,7 @@ def check_encoded(
     if merged_in_another_order(facts, text, got):
         summary = ENCODE_ORDER["summary"]
         raise Diagnosed(message, dict(ENCODE_ORDER, summary=_(summary)))
-    if specials_spelled_out(facts, text, got):
+    if specials_spelled_out(bpe.kit.oracles, facts, text, got):
         summary = SPECIALS_SPELLED_OUT["summary"]
         raise Diagnosed(message, dict(SPECIALS_SPELLED_OUT, summary=_(summary)))
     raise AssertionError(message)

@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 import regex
 
 from data.corpus import EOT
-from grader.checks import golden, oracles_here
-from grader.checks.messages import first_difference
+from grader.bpe_facts import golden
+from grader.bpe_facts.golden import first_difference
+from grader.bpe_facts.mistakes import BY_ID
+from grader.bpe_facts.pieces import reference_pretokenize
 from grader.checks.repeat_probe import repeats_fault
 from grader.checks.tie_probe import counts_confirmed
 from grader.i18n import N_, _
@@ -28,6 +30,7 @@ from grader.terms import Cause
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from pathlib import Path
+    from types import ModuleType
 
     from grader.sandbox.kit import StudentObject
 
@@ -40,6 +43,7 @@ TIE_BREAK: Cause = {
 
 
 def merge_fault(
+    oracles: ModuleType,
     case: golden.TrainCase,
     specials: list[str],
     got: list,
@@ -53,8 +57,9 @@ def merge_fault(
     `train`); None otherwise. The vocab must follow the merges (bytes, the special tokens,
     one token per merge), or a second fault could hide in it. `train(path, vocab_size)`: the
     student's trainer with these special tokens, asked to confirm a tie-break (tie_probe.py) and to
-    train on the text with those words respelled (repeat_probe.py)."""
-    if not oracles_here() or not vocab_follows(vocab, specials, got, contract):
+    train on the text with those words respelled (repeat_probe.py). `oracles`: what the checks may
+    ask of the trusted oracles (`bpe.kit.oracles`); without them (None), no fault is proven."""
+    if oracles is None or not vocab_follows(oracles, vocab, specials, got, contract):
         return None
     diagnostics = case.diagnostics()
     text = case.corpus_text()
@@ -63,15 +68,15 @@ def merge_fault(
     return (
         stops_at_once_fault(case.merges, got, diagnostics.steps)
         or merge_count_fault(
-            case.merges, got, len(dict.fromkeys(specials)), lambda n: learned_on(text, specials, n)
+            case.merges, got, len(dict.fromkeys(specials)), lambda n: learned_on(oracles, text, specials, n)
         )
-        or eot_apart_fault(text, specials, got, limit)
-        or tie_break_cause(text, specials, case.merges, got, diagnostics, case.stops_early, train)
+        or eot_apart_fault(oracles, text, specials, got, limit)
+        or tie_break_cause(oracles, text, specials, case.merges, got, diagnostics, case.stops_early, train)
         or mistake_fault(diagnostics, got)
-        or specials_counted_fault(text, specials, got, limit)
-        or unescaped_fault(text, specials, got, limit)
+        or specials_counted_fault(oracles, text, specials, got, limit)
+        or unescaped_fault(oracles, text, specials, got, limit)
         or (
-            repeats_fault(text, specials, asked_vocab_size, train, case.stops_early)
+            repeats_fault(oracles, text, specials, asked_vocab_size, train, case.stops_early)
             if train is not None
             else None
         )
@@ -107,11 +112,12 @@ EOT_SHAPES = {
 }
 
 
-def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Cause | None:
+def eot_apart_fault(
+    oracles: ModuleType, text: str, specials: list[str], got: list, limit: int
+) -> Cause | None:
     """The shape of treating "<|endoftext|>" apart whose merges are exactly `got`, with its words
     as `hint`: that fault alone makes these merges."""
-    from grader.oracles.trainer import pretokens
-
+    pretokens = oracles.pretokens
     if EOT not in text:
         return None
     shapes = []
@@ -124,7 +130,7 @@ def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Ca
     if set(specials) - {EOT}:
         shapes.append(("only", pretokens(text, [EOT])))
     for how, counts in shapes:
-        if learned(counts, limit) == [tuple(p) for p in got]:
+        if learned(oracles, counts, limit) == [tuple(p) for p in got]:
             summary, hint = EOT_SHAPES[how]
             return {
                 "key": EOT_APART,
@@ -137,10 +143,8 @@ def eot_apart_fault(text: str, specials: list[str], got: list, limit: int) -> Ca
 
 
 def mistake_fault(diagnostics: golden.Diagnostics, got: list) -> Cause | None:
-    """The classic mistake (grader/checks/mistakes.py) whose stored merges are exactly `got`, all
+    """The classic mistake (grader/bpe_facts/mistakes.py) whose stored merges are exactly `got`, all
     of them: that mistake alone makes these merges."""
-    from grader.checks.mistakes import BY_ID
-
     for key, mistake in BY_ID.items():
         if diagnostics.mistakes.get(key) == list(got):
             summary = _inside_parentheses(_(mistake.name))
@@ -164,19 +168,19 @@ SPECIALS_AS_TEXT: Cause = {
 }
 
 
-def specials_counted_fault(text: str, specials: Iterable[str], got: list, limit: int) -> Cause | None:
+def specials_counted_fault(
+    oracles: ModuleType, text: str, specials: Iterable[str], got: list, limit: int
+) -> Cause | None:
     """SPECIALS_AS_TEXT when `got` are exactly the merges a correct trainer learns from `text` with
     each special token it holds counted as text (pre-tokenized) besides the pieces between them."""
-    from grader.oracles.trainer import pretokens, split_on_specials
-
     specials = list(dict.fromkeys(specials))
-    cut = [piece for piece in split_on_specials(text, specials) if piece in specials]
+    cut = [piece for piece in oracles.split_on_specials(text, specials) if piece in specials]
     if not cut:
         return None
-    counts = pretokens(text, specials)
+    counts = oracles.pretokens(text, specials)
     for piece in cut:
-        counts.update(pretokens(piece, []))
-    if learned(counts, limit) != [tuple(p) for p in got]:
+        counts.update(oracles.pretokens(piece, []))
+    if learned(oracles, counts, limit) != [tuple(p) for p in got]:
         return None
     summary = SPECIALS_AS_TEXT["summary"]
     return dict(SPECIALS_AS_TEXT, summary=_(summary))
@@ -185,8 +189,6 @@ def specials_counted_fault(text: str, specials: Iterable[str], got: list, limit:
 def unescaped_cause() -> Cause:
     """The stored unescaped-specials mistake's cause (its key, its words), for a shape of it that
     no stored merges hold: see `unescaped_fault`."""
-    from grader.checks.mistakes import BY_ID
-
     mistake = BY_ID["specials_unescaped"]
     return {
         "key": "mistake specials_unescaped",
@@ -197,13 +199,13 @@ def unescaped_cause() -> Cause:
     }
 
 
-def unescaped_fault(text: str, specials: Iterable[str], got: list, limit: int) -> Cause | None:
+def unescaped_fault(
+    oracles: ModuleType, text: str, specials: Iterable[str], got: list, limit: int
+) -> Cause | None:
     """The unescaped-specials mistake when `got` are exactly the merges a correct trainer learns
     from `text` cut by the special tokens joined into a regex without escaping (longest first, or
     in the order given), that regex's matches dropped (a trainer that splits on it) or counted as
     text: shapes of the stored mistake (given order, matches counted), under its key."""
-    from grader.checks.diagnose import reference_pretokenize
-
     specials = list(dict.fromkeys(specials))
     if not specials:
         return None
@@ -227,12 +229,13 @@ def unescaped_fault(text: str, specials: Iterable[str], got: list, limit: int) -
             for m in pattern.finditer(text)
             for w in reference_pretokenize(m.group())
         )
-        if learned(between, limit) == want or learned(between + matched, limit) == want:
+        if learned(oracles, between, limit) == want or learned(oracles, between + matched, limit) == want:
             return unescaped_cause()
     return None
 
 
 def specials_as_text_fault(
+    oracles: ModuleType,
     text: str,
     specials: Iterable[str],
     vocab_size: int,
@@ -243,9 +246,9 @@ def specials_as_text_fault(
     """SPECIALS_AS_TEXT for a check with no stored merges to compare with (2.18's file of special tokens only), when the vocab
     follows `got` and a correct trainer that counts the special tokens as text learns exactly them."""
     specials = list(dict.fromkeys(specials))
-    if not oracles_here() or not vocab_follows(vocab, specials, got, contract):
+    if oracles is None or not vocab_follows(oracles, vocab, specials, got, contract):
         return None
-    return specials_counted_fault(text, specials, got, vocab_size - 256 - len(specials))
+    return specials_counted_fault(oracles, text, specials, got, vocab_size - 256 - len(specials))
 
 
 def _inside_parentheses(name: str) -> str:
@@ -258,13 +261,18 @@ def _inside_parentheses(name: str) -> str:
 
 
 def first_merges_fault(
-    text: str, specials: Iterable[str], expected: list, got: list, diagnostics: golden.Diagnostics
+    oracles: ModuleType,
+    text: str,
+    specials: Iterable[str],
+    expected: list,
+    got: list,
+    diagnostics: golden.Diagnostics,
 ) -> Cause | None:
     """For a check of the first merges only (the training speed gate: `got` cut to as many as
     `expected`): the tie-break or the classic mistake that alone explains them, else None."""
-    return tie_break_cause(text, specials, expected, got, diagnostics, stops_early=False) or mistake_fault(
-        diagnostics, got
-    )
+    return tie_break_cause(
+        oracles, text, specials, expected, got, diagnostics, stops_early=False
+    ) or mistake_fault(diagnostics, got)
 
 
 SPECIALS_NOT_COUNTED: Cause = {
@@ -295,15 +303,21 @@ def stops_at_once_fault(expected: list, got: list, steps: list) -> Cause | None:
 
 
 def specials_not_counted_fault(
-    text: str, specials: Iterable[str], vocab_size: int, vocab: object, got: list, contract: str = "kit"
+    oracles: ModuleType,
+    text: str,
+    specials: Iterable[str],
+    vocab_size: int,
+    vocab: object,
+    got: list,
+    contract: str = "kit",
 ) -> Cause | None:
     """SPECIALS_NOT_COUNTED when `got` are exactly the merges a correct trainer learns from `text`
     with vocab_size - 256 merges allowed (one too many per special token) and the vocab follows
     them: for a check that has no stored merges to compare with (2.11's small vocab_size)."""
     specials = list(dict.fromkeys(specials))
-    if not oracles_here() or not specials or not vocab_follows(vocab, specials, got, contract):
+    if oracles is None or not specials or not vocab_follows(oracles, vocab, specials, got, contract):
         return None
-    if [tuple(p) for p in got] != [tuple(p) for p in learned_on(text, specials, vocab_size - 256)]:
+    if [tuple(p) for p in got] != [tuple(p) for p in learned_on(oracles, text, specials, vocab_size - 256)]:
         return None
     summary = SPECIALS_NOT_COUNTED["summary"]
     return dict(SPECIALS_NOT_COUNTED, summary=_(summary))
@@ -336,6 +350,7 @@ def merge_count_fault(
 
 
 def tie_break_cause(
+    oracles: ModuleType,
     text: str,
     specials: Iterable[str],
     expected: list,
@@ -354,22 +369,22 @@ def tie_break_cause(
     n = step.counts.get(tuple(got[k]))
     if n != step.top and not (n is None and step.others == step.top):
         return None  # not even the first difference is a tie: cheap to rule out before a replay
-    if not only_ties_differ(text, list(specials), got, len(expected), stops_early):
+    if not only_ties_differ(oracles, text, list(specials), got, len(expected), stops_early):
         return None
-    if train is not None and not counts_confirmed(text, list(specials), got, expected, k, train):
+    if train is not None and not counts_confirmed(oracles, text, list(specials), got, expected, k, train):
         return None
     summary = TIE_BREAK["summary"]
     return dict(TIE_BREAK, summary=_(summary))
 
 
-def vocab_follows(vocab: object, specials: list[str], merges: list, contract: str = "kit") -> bool:
+def vocab_follows(
+    oracles: ModuleType, vocab: object, specials: list[str], merges: list, contract: str = "kit"
+) -> bool:
     """Is `vocab` exactly what `merges` make: bytes 0-255, the special tokens, one token per merge
     (the CS336 contract: the same tokens, any ids)?"""
-    from grader.oracles.trainer import initial_vocab
-
     if not isinstance(vocab, dict):
         return False
-    made = initial_vocab(list(specials))
+    made = oracles.initial_vocab(list(specials))
     for a, b in merges:
         made[len(made)] = a + b
     if contract == "cs336":
@@ -377,15 +392,15 @@ def vocab_follows(vocab: object, specials: list[str], merges: list, contract: st
     return vocab == made
 
 
-def only_ties_differ(text: str, specials: list[str], got: list, length: int, stops_early: bool) -> bool:
+def only_ties_differ(
+    oracles: ModuleType, text: str, specials: list[str], got: list, length: int, stops_early: bool
+) -> bool:
     """True when every merge of `got` is a most frequent pair at its step on the contract's
     pre-tokens of `text`, and `got` stops where a correct trainer must: after `length` merges, or,
     for a case that runs out of pairs, when no pair is left."""
-    from grader.oracles.trainer import PairCounts, Replay
-
     if not stops_early and len(got) != length:
         return False
-    replay = PairCounts(Replay(text, specials).words)
+    replay = oracles.PairCounts(oracles.Replay(text, specials).words)
     for pair in got:
         counts = replay.counts
         if not counts or counts.get(tuple(pair)) != max(counts.values()):
@@ -394,15 +409,11 @@ def only_ties_differ(text: str, specials: list[str], got: list, length: int, sto
     return not stops_early or not replay.counts
 
 
-def learned_on(text: str, specials: Iterable[str], limit: int) -> list:
+def learned_on(oracles: ModuleType, text: str, specials: Iterable[str], limit: int) -> list:
     """The merges a correct trainer learns from `text` with up to `limit` merges."""
-    from grader.oracles.trainer import Replay, greedy
-
-    return list(greedy(Replay(text, list(specials)), limit))
+    return list(oracles.greedy(oracles.Replay(text, list(specials)), limit))
 
 
-def learned(counts: Counter, limit: int) -> list:
+def learned(oracles: ModuleType, counts: Counter, limit: int) -> list:
     """The merges a correct trainer learns from these pre-token counts (bytes -> count)."""
-    from grader.oracles.trainer import Replay, greedy
-
-    return list(greedy(Replay.of_pretokens(counts), limit))
+    return list(oracles.greedy(oracles.Replay.of_pretokens(counts), limit))

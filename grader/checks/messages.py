@@ -9,26 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from grader.bpe_facts.golden import Diagnostics, first_difference
+from grader.bpe_facts.mistakes import BY_ID, TIE_MISTAKES, Mistake
+from grader.bpe_facts.render import show, show_pair
 from grader.checks.diagnose import Diagnosed, Finding, case_blind_cut, unescaped_cut
-from grader.checks.golden import Diagnostics
-from grader.checks.mistakes import BY_ID, TIE_MISTAKES, Mistake
-from grader.checks.render import show, show_pair
 from grader.i18n import N_, _
 from grader.terms import Cause
 
 if TYPE_CHECKING:
-    from grader.checks.golden import Step
+    from grader.bpe_facts.golden import Step
 
 MAX_TIED_SHOWN = 8
-
-
-def first_difference(expected: list, got: list) -> int | None:
-    for i, (e, g) in enumerate(zip(expected, got)):
-        if e != g:
-            return i
-    if len(expected) != len(got):
-        return min(len(expected), len(got))
-    return None
 
 
 def matching_mistakes(diagnostics: Diagnostics, got: list, returned: int | None = None) -> list[Mistake]:

@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING
 
 import regex
 
+from grader.bpe_facts.gpt2 import GPT2_PATTERN
 from grader.i18n import N_, _
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from types import ModuleType
 
 REPEATS = {
     "key": "a token meets itself",
@@ -51,7 +53,12 @@ REPEATS = {
 
 
 def repeats_fault(
-    text: str, specials: list[str], vocab_size: int, train: Callable[[Path, int], list], stops_early: bool
+    oracles: ModuleType,
+    text: str,
+    specials: list[str],
+    vocab_size: int,
+    train: Callable[[Path, int], list],
+    stops_early: bool,
 ) -> dict | None:
     """The cause (data) when `train(path, vocab_size)` (the student's trainer, its merges) learns
     the contract's merges on the text with its words where a token can meet itself respelled
@@ -59,14 +66,13 @@ def repeats_fault(
 
     With fewer repeated pairs, that text may run out of pairs before `vocab_size`: the trainer is
     then asked for just the merges it holds, so that stopping early, which is another test's concern,
-    is asked only where the test itself asks it (`stops_early`)."""
-    from grader.oracles.trainer import initial_vocab
-
-    corpus = without_repeats(text, specials)
+    is asked only where the test itself asks it (`stops_early`). `oracles`: the trusted trainer
+    (`bpe.kit.oracles`)."""
+    corpus = without_repeats(oracles, text, specials)
     if corpus is None:
         return None
-    initial = len(initial_vocab(specials))
-    expected = _learned(corpus, specials, vocab_size - initial)
+    initial = len(oracles.initial_vocab(specials))
+    expected = _learned(oracles, corpus, specials, vocab_size - initial)
     if not expected:
         return None
     asked = vocab_size if stops_early else initial + len(expected)
@@ -83,7 +89,7 @@ def repeats_fault(
     return dict(REPEATS, summary=_(summary))
 
 
-def without_repeats(text: str, specials: list[str]) -> str | None:
+def without_repeats(oracles: ModuleType, text: str, specials: list[str]) -> str | None:
     """`text` with each word where a token can meet itself (`taken_out`) spelled, where it stands,
     with characters all different: " abab" becomes " abcd", "²²" becomes "²³". Each character
     keeps its place, its kind (a letter, a digit) and its length in bytes, so the text keeps its
@@ -92,11 +98,7 @@ def without_repeats(text: str, specials: list[str]) -> str | None:
     often live are never respelled: runs of whitespace, punctuation, contractions, the first and
     last words of the text. None when a word is too long to respell, or when the text so
     respelled does not pre-tokenize into the same words in the same places."""
-    import regex
-
-    from grader.checks.gpt2 import GPT2_PATTERN
-    from grader.oracles.trainer import pretokens, split_on_specials
-
+    pretokens, split_on_specials = oracles.pretokens, oracles.split_on_specials
     listed = set(specials)
     parts = split_on_specials(text, specials)
     words = [w for p in parts if p not in listed for w in regex.findall(GPT2_PATTERN, p)]
@@ -172,7 +174,5 @@ def _respelled(word: str) -> str | None:
     return None if _SQUARE.search(new.encode("utf-8")) else new
 
 
-def _learned(corpus: str, specials: list[str], limit: int) -> list:
-    from grader.oracles.trainer import Replay, greedy
-
-    return list(greedy(Replay(corpus, list(specials)), limit))
+def _learned(oracles: ModuleType, corpus: str, specials: list[str], limit: int) -> list:
+    return list(oracles.greedy(oracles.Replay(corpus, list(specials)), limit))

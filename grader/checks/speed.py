@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from grader.budgets import Budget
 from grader.checks import timing_rule
 from grader.checks.timing_rule import Verdict
+from grader.errors import CallStalled, CallTimeout, CpuLimitExceeded
 from grader.i18n import N_, _, sentences
+from grader.sandbox.call_words import WAITING, likely_cause, stall_kind, stall_words
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -105,8 +107,6 @@ def timed_call(
     `record(name, value)` (the test's `record_property`) receives the figures, a stopped run's too.
     """
     record = record or (lambda name, value: None)
-    from grader.errors import CallStalled, CallTimeout, CpuLimitExceeded
-
     runs: list[float] = []
     result = None
     for _attempt in range(timing_rule.MOST_RUNS):
@@ -162,8 +162,6 @@ def _failed(text: str, exc: CallTimeout) -> AssertionError:
 def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
     """Waiting, or an overloaded machine, or busy: decided from how the call's CPU time moved
     (grader/sandbox/call_words.stall_kind), never assumed from the wall clock alone."""
-    from grader.sandbox.call_words import WAITING, stall_kind, stall_words
-
     if not samples:
         return stall_words(WAITING, 0.0, 0.0)
     wall_s, cpu_s = samples[-1]
@@ -172,8 +170,6 @@ def why_it_ran_long(samples: list[tuple[float, float]]) -> str:
 
 def _cause(exc: CallTimeout) -> str:
     """How a child process of the call failed (grader/sandbox/call_words.py), when one did."""
-    from grader.sandbox.call_words import likely_cause
-
     failure = getattr(exc, "child_failure", None)
     return "\n" + likely_cause(failure) if failure else ""
 

@@ -17,6 +17,11 @@ over, a lost occurrence costs four) does not take G: its counts, not its ties, d
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
 import itertools
 import tempfile
 from collections import Counter
@@ -30,14 +35,20 @@ TIMES = 4  # the text's copies: a pair the text holds fewer times than another s
 
 
 def counts_confirmed(
-    text: str, specials: list[str], got: list, expected: list, k: int, train: Callable[[Path, int], list]
+    oracles: ModuleType,
+    text: str,
+    specials: list[str],
+    got: list,
+    expected: list,
+    k: int,
+    train: Callable[[Path, int], list],
 ) -> bool:
     """True when `train(path, vocab_size)` (the student's trainer, its merges) takes, on the probe
     corpus, the merges of `got` before #k and then the contract's merge #k: its counts agree with
     the contract's where the merges first differ. False when no probe can be built or the trainer
-    does otherwise (or fails)."""
+    does otherwise (or fails). `oracles`: the trusted trainer's replay (`bpe.kit.oracles`)."""
     steps = [*map(tuple, got[:k]), tuple(expected[k])]
-    corpus = probe(text, specials, steps, tuple(got[k]))
+    corpus = probe(oracles, text, specials, steps, tuple(got[k]))
     if corpus is None:
         return False
     with tempfile.TemporaryDirectory(prefix="bpe-kit-probe-") as folder:
@@ -50,34 +61,36 @@ def counts_confirmed(
     return [tuple(p) for p in merges[: len(steps)]] == steps
 
 
-def probe(text: str, specials: list[str], steps: list[tuple], theirs: tuple) -> str | None:
+def probe(
+    oracles: ModuleType, text: str, specials: list[str], steps: list[tuple], theirs: tuple
+) -> str | None:
     """The text TIMES times plus a few words, such that each of `steps` is in turn the one most
     frequent pair, and the last one exactly one occurrence ahead of `theirs`; None when no such
     corpus is found. Each round replays the steps and adds a word for the first one still tied."""
     words: list[str] = []
     while len(words) <= MAX_WORDS and (len(words) + 1) * len(steps) <= MAX_STEPS_REPLAYED:
-        corpus = _joined(text, specials, words)
+        corpus = _joined(oracles, text, specials, words)
         if corpus is None:
             return None
-        unsettled, last = _unsettled(corpus, specials, steps)
+        unsettled, last = _unsettled(oracles, corpus, specials, steps)
         if unsettled is None:
             return corpus if last[steps[-1]] - last.get(theirs, 0) == 1 else None
         j, tied = unsettled
         if steps[j] not in tied:
             return None  # another pair leads: more words would not give this step back
-        word = _holding(text, specials, steps[:j], steps[j], tied)
+        word = _holding(oracles, text, specials, steps[:j], steps[j], tied)
         if word is None:
             return None
         words.append(word)
     return None
 
 
-def _unsettled(corpus: str, specials: list[str], steps: list[tuple]) -> tuple[tuple | None, dict]:
+def _unsettled(
+    oracles: ModuleType, corpus: str, specials: list[str], steps: list[tuple]
+) -> tuple[tuple | None, dict]:
     """((the first step whose most frequent pairs are not its pair alone, those pairs) or None,
     the pair counts at the last step replayed)."""
-    from grader.oracles.trainer import Replay
-
-    replay, counts = Replay(corpus, specials), {}
+    replay, counts = oracles.Replay(corpus, specials), {}
     for j, pair in enumerate(steps):
         counts = replay.counts()
         top = max(counts.values(), default=0)
@@ -88,17 +101,18 @@ def _unsettled(corpus: str, specials: list[str], steps: list[tuple]) -> tuple[tu
     return None, counts
 
 
-def _holding(text: str, specials: list[str], before: list[tuple], pair: tuple, tied: set) -> str | None:
+def _holding(
+    oracles: ModuleType, text: str, specials: list[str], before: list[tuple], pair: tuple, tied: set
+) -> str | None:
     """A word that is one pre-token holding `pair` after the merges `before`: the pair's own bytes
     when they are one, else a pre-token of `text`; the one holding the fewest of the other `tied`
     pairs, then the one holding the fewest pairs."""
-    from grader.oracles.trainer import Replay, pretokens
-
+    pretokens = oracles.pretokens
     candidates = set(pretokens(text, specials))
     for own in _completed(pair[0] + pair[1]):
         if list(pretokens(own, specials)) == [own.encode("utf-8")]:
             candidates.add(own.encode("utf-8"))
-    replay = Replay.of_pretokens(Counter(dict.fromkeys(candidates, 1)))
+    replay = oracles.Replay.of_pretokens(Counter(dict.fromkeys(candidates, 1)))
     for done in before:
         replay.apply(done)
     found = []
@@ -128,13 +142,12 @@ def _completed(raw: bytes) -> list[str]:
     return []
 
 
-def _joined(text: str, specials: list[str], words: list[str]) -> str | None:
+def _joined(oracles: ModuleType, text: str, specials: list[str], words: list[str]) -> str | None:
     """The text TIMES times, then `words`, joined so that the pre-tokens with a pair are exactly
     the text's, TIMES times, and the words; None when no separator does that."""
-    from grader.oracles.trainer import pretokens
 
     def paired(s: str) -> Counter:
-        return Counter({w: n for w, n in pretokens(s, specials).items() if len(w) > 1})
+        return Counter({w: n for w, n in oracles.pretokens(s, specials).items() if len(w) > 1})
 
     want = Counter({w: TIMES * n for w, n in paired(text).items()}) + Counter(
         w.encode("utf-8") for w in words

@@ -7,7 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.checks import diagnose, golden, oracles_here
+from grader.bpe_facts import golden
+from grader.bpe_facts.pieces import reference_pretokenize
+from grader.checks import diagnose
 from grader.checks.diagnose import (
     PIECE_STAGES,
     Diagnosed,
@@ -18,10 +20,12 @@ from grader.checks.diagnose import (
 from grader.checks.merge_fault import EOT_APART, learned, merge_fault, unescaped_cause, vocab_follows
 from grader.checks.messages import diagnosed, explain_merges, explain_vocab
 from grader.checks.shapes import check_train_result
+from grader.errors import CallTimeout
 from grader.i18n import N_, _
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from types import ModuleType
 
     from grader.checks.diagnose import Finding
     from grader.sandbox.kit import Bpe, StudentObject
@@ -70,6 +74,26 @@ def _without(vocab: dict, stand_in: str) -> dict:
     return {(i - 1 if i > at[0] else i): t for i, t in vocab.items() if i != at[0]}
 
 
+def relabelled(student: dict, expected: dict) -> dict:
+    """The student's vocab with the `expected` (golden) ids, where CS336 lets ids differ (any id per
+    token).
+
+    Each of their tokens takes the golden id of the same bytes; a token the golden vocab lacks, or
+    a second id for the same bytes, keeps an id past the golden ones, so the kit's vocab message
+    still names what is missing or extra. `student` has passed check_train_result (int ids)."""
+    by_bytes = {token: i for i, token in expected.items()}
+    out, taken = {}, set()
+    spare = max([*expected, *student], default=-1) + 1
+    for i in sorted(student):
+        token = student[i]
+        j = by_bytes.get(token)
+        if j is None or j in taken:
+            j, spare = spare, spare + 1
+        taken.add(j)
+        out[j] = token
+    return out
+
+
 VOCAB_IDS = {
     "key": "vocab ids",
     "where": "train_bpe",
@@ -102,7 +126,8 @@ def check_training_case(bpe: Bpe, visibility: str, name: str, *, empty_list: boo
     problem = explain_merges(case.diagnostics(), case.merges, merges, no_specials=not specials)
     if problem:
         train = _asked_again(bpe, specials, trained_cpu)
-        fault = merge_fault(case, specials, merges, vocab, getattr(bpe.kit, "contract", "kit"), train)
+        contract = getattr(bpe.kit, "contract", "kit")
+        fault = merge_fault(bpe.kit.oracles, case, specials, merges, vocab, contract, train)
         if fault is not None and fault["key"] == EOT_APART:  # a cut, not ties: no list of tied pairs
             problem = explain_merges(
                 case.diagnostics(), case.merges, merges, at_step=False, no_specials=not specials
@@ -116,9 +141,7 @@ def check_training_case(bpe: Bpe, visibility: str, name: str, *, empty_list: boo
                 "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]) + "\n  " + _(hint)
             )
         raise Diagnosed(message, fault)
-    if getattr(bpe.kit, "contract", "kit") == "cs336":  # any id per token (grader/cs336/contract.py)
-        from grader.cs336.contract import relabelled
-
+    if getattr(bpe.kit, "contract", "kit") == "cs336":  # any id per token (`relabelled`)
         vocab = relabelled(vocab, expected_vocab)
     if stand_in is not None:
         vocab, expected_vocab, specials = _without(vocab, stand_in), dict(case.vocab), []
@@ -146,7 +169,7 @@ def _crash_from_unescaped(
     character of theirs means anything to a regex), makes exactly the right merges, and the split
     on the corpus is either right (the trainer's own regex: the stored mistake's key) or exactly
     the one of the special tokens joined into a regex without escaping (the split's key)."""
-    if not oracles_here() or not specials:
+    if bpe.kit.oracles is None or not specials:
         return
     text = case.corpus_text()
     found = first_difference_in_pieces(bpe, text, specials)
@@ -201,8 +224,6 @@ def trains_case_wrong(bpe: Bpe, visibility: str, name: str) -> bool:
 def _asked_again(bpe: Bpe, specials: list[str], trained_cpu: float):
     """The student's trainer as grader/checks/tie_probe.py asks it: (path, vocab_size) -> merges,
     bounded by a few times the test's own training call; a call stopped there is not an answer."""
-    from grader.errors import CallTimeout
-
     cpu = max(diagnose.CALL_CPU_S, PROBE_CPU_FACTOR * trained_cpu)
 
     def ask(path: Path, vocab_size: int) -> list:
@@ -228,33 +249,40 @@ def check_stages_before_merging(
     """Raise the diagnosed cause when training went wrong before any merge: the special tokens in
     the vocab (each once), the special-token split or pretokenize on the corpus itself. A wrong
     split or pretokenize is proven the only fault (`one_fault`) when a correct trainer, given the
-    pre-tokens the submission's own functions make, learns exactly its `merges`."""
+    pre-tokens the submission's own functions make, learns exactly its `merges` (asked of the
+    trusted trainer, `bpe.kit.oracles`, where the kit has it)."""
     found = first_difference_in_specials(expected_vocab, vocab, special_tokens, "train_bpe")
     found = found or first_difference_in_pieces(bpe, text, special_tokens)
     if found is None:
         return
     failure = diagnosed(found, _("(found while checking {call})").format(call=call), "train_bpe")
-    if found.stage in PIECE_STAGES and merges is not None and oracles_here():
+    oracles = bpe.kit.oracles
+    if found.stage in PIECE_STAGES and merges is not None and oracles is not None:
         counts = (
             student_pretokens(bpe, text, special_tokens)
-            if vocab_follows(vocab, special_tokens, merges)
+            if vocab_follows(oracles, vocab, special_tokens, merges)
             else None
         )
-        if (counts is not None and merges == learned(counts, limit)) or _unescaped_alone(
-            found, vocab, special_tokens, merges, limit
+        if (counts is not None and merges == learned(oracles, counts, limit)) or _unescaped_alone(
+            oracles, found, vocab, special_tokens, merges, limit
         ):
             failure.cause["one_fault"] = True
     raise failure
 
 
 def _unescaped_alone(
-    found: Finding, vocab: StudentObject, special_tokens: list[str], merges: StudentObject, limit: int
+    oracles: ModuleType,
+    found: Finding,
+    vocab: StudentObject,
+    special_tokens: list[str],
+    merges: StudentObject,
+    limit: int,
 ) -> bool:
     """Are `merges` what a correct trainer learns from the corpus cut by the special tokens joined
     into a regex without escaping, that regex's matches dropped (a trainer that splits on the same
     regex), while the split the finding shows is that regex's? Then the unescaped special tokens
     alone make both: one fault."""
-    if found.stage != "split_on_special_tokens" or not vocab_follows(vocab, special_tokens, merges):
+    if found.stage != "split_on_special_tokens" or not vocab_follows(oracles, vocab, special_tokens, merges):
         return False
     text, specials = found.given
     cut = diagnose.unescaped_cut(text, specials, found.got)
@@ -264,6 +292,6 @@ def _unescaped_alone(
         w.encode("utf-8", "surrogatepass")
         for piece, matched in cut
         if not matched
-        for w in diagnose.reference_pretokenize(piece)
+        for w in reference_pretokenize(piece)
     )
-    return merges == learned(counts, limit)
+    return merges == learned(oracles, counts, limit)

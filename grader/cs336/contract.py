@@ -73,22 +73,3 @@ def notes(path: Path = RUBRIC) -> list[str]:
         raise RubricError(f"{path}: notes_zh, when given, must hold one string for each note")
     said = chinese if chinese is not None and i18n.current() == "zh" else value
     return [note.format(cap=CAP) for note in said]
-
-
-def relabelled(student: dict, golden: dict) -> dict:
-    """The student's vocab with the golden ids, where CS336 lets ids differ (any id per token).
-
-    Each of their tokens takes the golden id of the same bytes; a token the golden vocab lacks, or
-    a second id for the same bytes, keeps an id past the golden ones, so the kit's vocab message
-    still names what is missing or extra. `student` has passed check_train_result (int ids)."""
-    by_bytes = {token: i for i, token in golden.items()}
-    out, taken = {}, set()
-    spare = max([*golden, *student], default=-1) + 1
-    for i in sorted(student):
-        token = student[i]
-        j = by_bytes.get(token)
-        if j is None or j in taken:
-            j, spare = spare, spare + 1
-        taken.add(j)
-        out[j] = token
-    return out

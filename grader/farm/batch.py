@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TextIO
 from .. import calibration, contracts, measured, rubric
 from ..api import isolation_level
 from ..errors import RosterError
+from ..paths import CALIBRATION_FILE
 from ..request import GradeRequest
 from ..sandbox import student_python
 from . import current, records
@@ -50,8 +51,6 @@ BUDGET_MARGIN = 10.0
 
 def default_budget() -> float:
     """Seconds per student: a wide margin over the calibrated reference time on this machine."""
-    from ..paths import CALIBRATION_FILE
-
     try:
         recorded = json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))["train"]["yardstick_cpu_s"]
         slower = max(1.0, calibration.yardstick_seconds(repeat=1) / float(recorded))

@@ -7,6 +7,8 @@ stopped run's ratio is where it was stopped: a lower bound.
 
 from __future__ import annotations
 
+from .gradebook import test_column
+
 
 def ratio_of(test: dict) -> float | None:
     """The CPU-time ratio a results.json test entry recorded, or None (not a speed gate)."""
@@ -28,8 +30,6 @@ def verdict_of(test: dict) -> str:
 
 def ratios(recs: dict[str, dict]) -> list[tuple[str, str, float, str]]:
     """(student, test column, ratio, verdict) for every speed gate of every graded student."""
-    from .gradebook import test_column
-
     found = []
     for student in sorted(recs):
         for t in (recs[student].get("results") or {}).get("tests", []):

@@ -11,8 +11,8 @@ import random
 from dataclasses import dataclass
 
 from data.corpus import EOT
-from grader.checks.diagnose import reference_pretokenize, reference_split
-from grader.checks.text_pieces import PIECES, VARIED
+from grader.bpe_facts.pieces import reference_pretokenize, reference_split
+from grader.bpe_facts.text_pieces import PIECES, VARIED
 from grader.i18n import N_
 
 

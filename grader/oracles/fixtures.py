@@ -8,7 +8,7 @@ always comes from the trusted trainer. None of these trainers is shipped with th
 public graded tests only read these files. The kit's tests run both and compare them with
 the committed files, so two independent implementations vouch for every golden value.
 
-Layout (see grader/checks/golden.py for the file formats):
+Layout (see grader/bpe_facts/golden.py for the file formats):
     data/fixtures/{public,hidden}/corpora/*.txt     small corpora, a few KB each
     data/fixtures/{public,hidden}/train/<case>/      case.json, merges.txt, vocab.txt, and for the
                                                      failure messages steps.txt and mistakes/<id>.txt
@@ -18,7 +18,7 @@ Layout (see grader/checks/golden.py for the file formats):
     data/fixtures/public/speed/                      what the efficiency gates check their answers with
     data/fixtures/test_times.json                    the reference's CPU seconds per graded test (the
                                                      per-test limits), written with calibration.json
-    data/fixtures/calibration.json                   speed ratios, written by grader.calibration when
+    data/fixtures/calibration.json                   speed ratios, written by grader.calibration_record when
                                                      missing or with --calibrate (machine dependent)
 """
 
@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from data.corpus import EOT
-from grader import budgets, calibration
-from grader.checks import golden
-from grader.checks.gpt2 import render
+from grader import budgets, calibration, calibration_record
+from grader.bpe_facts import golden
+from grader.bpe_facts.gpt2 import render
 from grader.i18n import N_
 from grader.oracles import recorder
 from grader.oracles.cases import (
@@ -271,9 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     target = args.out / "calibration.json"
     wanted = args.calibrate or not target.exists()
     if wanted and not args.no_calibration and (solution / "bpe").is_dir():
-        ratio = calibration.record(solution, target)
+        ratio = calibration_record.record(solution, target)
         print(f"calibration: reference / yardstick = {ratio:.3f} (training), written to {target}")
-        timed = calibration.record_test_times(solution, args.out / TEST_TIMES_FILE.name)
+        timed = calibration_record.record_test_times(solution, args.out / TEST_TIMES_FILE.name)
         print(f"per-test limits: the reference's CPU time in {timed} graded tests, written beside it")
     return 0
 

@@ -7,8 +7,7 @@ frequent pairs (`golden.Step`), and the merges each classic mistake produces (`m
 
 from __future__ import annotations
 
-from grader.checks.golden import Step
-from grader.checks.messages import first_difference
+from grader.bpe_facts.golden import Step, first_difference
 from grader.oracles.trainer import CORRECT, Replay, train
 from grader.oracles.wrong_rules import WRONG_RULES
 

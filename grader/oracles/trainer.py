@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import regex
 
-from grader.checks.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
+from grader.bpe_facts.gpt2 import BYTE_TO_UNICODE, GPT2_PATTERN
+from grader.oracles.indexed import indexed_merges
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -220,8 +221,6 @@ def train(
     if max_merges is not None:
         limit = min(limit, max_merges)
     if rules.index != "complete":  # grader/oracles/indexed.py: the incremental trainer's mistake
-        from grader.oracles.indexed import indexed_merges
-
         chosen = iter(indexed_merges(pretokens(text, specials, rules), limit, missing_right=True))
     else:
         chosen = greedy(replay, limit, _tie_key(rules, ids))

@@ -1,4 +1,4 @@
-"""Each classic mistake of grader.checks.mistakes as a one-knob change of the trusted trainer.
+"""Each classic mistake of grader.bpe_facts.mistakes as a one-knob change of the trusted trainer.
 
 Instructor-only (never in the handout): `make fixtures` trains with every wrong rule and stores the
 resulting merges, which the failure messages then match against a student's merges.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from grader.checks.mistakes import BY_ID, Mistake
+from grader.bpe_facts.mistakes import BY_ID, Mistake
 from grader.oracles.trainer import CORRECT, Rules
 
 _KNOBS = {

@@ -45,6 +45,7 @@ PRIVATE = [
     "data/fixtures/test_times.json",  # names the hidden tests: the handout gets its public part
     "grader/release/**",
     "grader/farm/**",
+    "grader/farm_cli.py",  # the farm's command line, above the farm and the staff
     "grader/gradescope.py",
     "grader/staff/**",
     "grader/rubric.toml",  # replaced by its visible part

@@ -24,6 +24,7 @@ from ..errors import ModuleDoesNotImport
 from . import importing
 from .isolation import Isolation
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
+from .worker import report_cores
 
 
 def import_submission(parent: Path) -> types.ModuleType:
@@ -119,6 +120,7 @@ class InprocessKit:
     """`bpe.kit` for in-process runs: same names and results as the sandboxed `RemoteKit`."""
 
     contract = "kit"  # whose rules the graded tests apply (kit | cs336): the plugin sets it
+    oracles = None  # what checks may ask of the oracles, where the kit has them: the plugin sets it
 
     isolation = Isolation.INPROCESS
 
@@ -188,8 +190,6 @@ class InprocessKit:
     @contextlib.contextmanager
     def cores(self, n: int) -> Iterator[None]:
         """As the sandboxed kit's: the code sees `n` usable cores (see worker.report_cores)."""
-        from .worker import report_cores
-
         restore = report_cores(int(n))
         try:
             yield

@@ -194,6 +194,7 @@ class RemoteKit:
     """`bpe.kit` for the sandboxed proxy (see CONTRACT: the `bpe.kit` namespace)."""
 
     contract = "kit"  # whose rules the graded tests apply (kit | cs336): the plugin sets it
+    oracles = None  # what checks may ask of the oracles, where the kit has them: the plugin sets it
 
     def __init__(self, session: Session) -> None:
         self._session = session

@@ -16,6 +16,13 @@ from pathlib import Path
 from .. import i18n
 from ..contracts import NAMES as CONTRACTS
 from ..errors import RosterError, RubricError, StaffFileError
+from . import class_roster, late_policy, overrides, similarity
+from .class_results import read_class
+from .feedback_pages import Moment, release
+from .final_grades import MARKED, MISSING, compute
+from .lms_download import collect, roster_missing, submission_times
+from .lms_export import canvas_csv, gradescope_csv, staff_gradebook_csv
+from .timestamps import parse_time
 
 COMMANDS = ("collect", "finalize", "release", "similarity")
 STAFF_DIR = "staff"  # finalize's files, inside the farm's output folder
@@ -100,9 +107,6 @@ def class_grades(args: argparse.Namespace, source: str | None) -> dict:
     """What the farm's class report shows of the final grades, as plain data: the final score of
     every student beside the raw one when a late policy or overrides exist, and the roster's
     students with no submission (from --roster, else from what `collect` recorded in `source`)."""
-    from .final_grades import MISSING
-    from .lms_download import roster_missing
-
     if args.roster is None:
         if args.policy or args.overrides or args.submissions or args.allow_above_max:
             raise StaffFileError("--policy, --overrides, --submissions and --allow-above-max need --roster")
@@ -123,11 +127,6 @@ def class_grades(args: argparse.Namespace, source: str | None) -> dict:
 
 
 def _grades(args: argparse.Namespace):
-    from . import class_roster, late_policy, overrides
-    from .class_results import read_class
-    from .final_grades import MARKED, compute
-    from .lms_download import submission_times
-
     if not args.out.is_dir():
         raise StaffFileError(f"{args.out}: not a farm output folder")
     roster = class_roster.load(args.roster)
@@ -160,9 +159,6 @@ def _grades(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     try:
         if args.cmd == "collect":
-            from . import class_roster
-            from .lms_download import collect
-
             col = collect(
                 args.download,
                 class_roster.load(args.roster),
@@ -188,8 +184,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"collected {len(col.students)} submission(s) into {args.into}")
             return 0
         if args.cmd == "finalize":
-            from .lms_export import canvas_csv, gradescope_csv, staff_gradebook_csv
-
             grades, _ = _grades(args)
             d = args.out / STAFF_DIR
             d.mkdir(exist_ok=True)
@@ -204,16 +198,11 @@ def run(args: argparse.Namespace) -> int:
             )
             return 0
         if args.cmd == "release":
-            from .feedback_pages import Moment, release
-            from .timestamps import parse_time
-
             grades, policy = _grades(args)
             now = parse_time(args.now, "--now") if args.now else datetime.now(UTC)
             written = release(grades, args.to, Moment.at(now, policy, args.published), args.assignment)
             print(f"wrote {len(written)} feedback pages into {args.to}")
             return 0
-        from . import similarity
-
         pairs, views, skipped = similarity.compare(
             args.submissions,
             starter=args.starter,

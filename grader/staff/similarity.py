@@ -19,8 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from markupsafe import Markup
+
+from ..cs336 import intake as cs336_intake
 from ..errors import StaffFileError, SubmissionError
 from ..farm.unpack import prepare
+from .feedback_pages import _env
 
 if TYPE_CHECKING:
     from copydetect import CopyDetector
@@ -54,8 +58,6 @@ def _code(path: Path, scratch: Path, contract: str) -> str:
     """The student's code in one document: the `bpe` package's Python files, or (cs336) the
     repository's (grader/cs336/intake.py: its own packages and tests/, without data or a venv)."""
     if contract == "cs336":
-        from ..cs336 import intake as cs336_intake
-
         with cs336_intake.opened(path) as staged:
             return _document(staged.parent / "bpe" / "_repo")
     root = prepare(path, scratch)
@@ -215,10 +217,6 @@ def pairs_csv(pairs: list[Pair]) -> str:
 
 def page(pairs: list[Pair], views: dict, skipped: list[str]) -> str:
     """similarity.html: the ranked pairs, the top ones with their matching code side by side."""
-    from markupsafe import Markup
-
-    from .feedback_pages import _env
-
     shown = [
         {"pair": p, "left": Markup(views[(p.a, p.b)][0]), "right": Markup(views[(p.a, p.b)][1])}
         for p in pairs[:PAGE_PAIRS]

@@ -15,6 +15,7 @@ import pytest
 from ..errors import GradingAbort, ModuleDoesNotImport
 from ..i18n import _
 from ..sandbox.process import OUTPUT_CAP
+from ..sandbox.remote_errors import RemoteError
 from ..terms import Cause, Status
 
 FEEDBACK_CAP = 8000
@@ -68,8 +69,6 @@ def _classify(exc: BaseException, excinfo: pytest.ExceptionInfo[BaseException]) 
 
 
 def _remote_text(exc: BaseException) -> str | None:
-    from ..sandbox.remote_errors import RemoteError
-
     if isinstance(exc, RemoteError):
         return exc.feedback()
     return None
@@ -141,8 +140,6 @@ def cause_of(exc: BaseException) -> Cause | None:
     cause = getattr(exc, "cause", None)
     if isinstance(cause, dict):
         return cause
-    from ..sandbox.remote_errors import RemoteError
-
     where = getattr(exc, "where", None)
     if not isinstance(exc, RemoteError) or not where:
         return None

@@ -21,9 +21,15 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from .. import contracts, i18n, measured
 from ..budgets import MAX_CHILDREN
+from ..calibration import per_test_limits
+from ..errors import GradingAbort, SubmissionError
+from ..sandbox.inprocess import InprocessBpe
 from ..sandbox.isolation import LEVELS
+from ..sandbox.options import Options
 from ..sandbox.per_test import TestLimits
-from . import outcome
+from ..sandbox.proxy import RemoteBpe
+from ..sandbox.session import Session
+from . import outcome, trusted
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
@@ -126,16 +132,10 @@ def bpe(request: pytest.FixtureRequest) -> Iterator[Bpe]:
     parent = Path(config.getoption("--submission")).resolve()
     session = None
     if config.getoption("--inprocess"):
-        from ..sandbox.inprocess import InprocessBpe
-
         proxy = InprocessBpe(parent)
         proxy.kit.contract = config.getoption("--contract")
+        proxy.kit.oracles = trusted.oracles()
     else:
-        from ..errors import GradingAbort, SubmissionError
-        from ..sandbox.options import Options
-        from ..sandbox.proxy import RemoteBpe
-        from ..sandbox.session import Session
-
         options = Options.for_level(
             config.getoption("--worker-isolation"),
             hide=tuple(Path(p) for p in config.getoption("--worker-hide")),
@@ -157,6 +157,7 @@ def bpe(request: pytest.FixtureRequest) -> Iterator[Bpe]:
             pytest.exit(f"the sandbox cannot start a worker: {e} {output[-300:]}".strip(), returncode=3)
         proxy = RemoteBpe(session)
         proxy.kit.contract = config.getoption("--contract")
+        proxy.kit.oracles = trusted.oracles()
     config.stash[_SESSION] = session
     if session is not None:
         session.prepare()  # the first test's worker imports the submission before the test starts
@@ -199,8 +200,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     a call that loops for ever is stopped there, long before the wall-clock timeout."""
     limits = None
     if not config.getoption("--grader-no-test-limits") and not config.getoption("--inprocess"):
-        from ..calibration import per_test_limits
-
         limits = per_test_limits()
         config.stash[_LIMITS] = limits
     for item in items:

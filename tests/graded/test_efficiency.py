@@ -1,6 +1,7 @@
 """Efficiency gates: training speed, encoding speed, and streaming memory.
 
-Budgets are never a fixed number of seconds: see grader/calibration.py. Each gate also checks that
+Budgets are never a fixed number of seconds: their rules are grader/budgets.py, what they multiply is
+measured by grader/calibration.py. Each gate also checks that
 the fast answer is a right answer, against expected results stored in data/fixtures/public/speed/.
 
 PYTEST_DONT_REWRITE: every check carries its own message, written for students.
@@ -14,18 +15,19 @@ import pytest
 
 from data.corpus import EOT
 from grader import calibration
-from grader.checks import golden, oracles_here
+from grader.bpe_facts import golden
+from grader.bpe_facts.golden import first_difference
+from grader.bpe_facts.pieces import reference_pretokenize, reference_split
+from grader.budgets import ENCODE_TEXT, TRAIN_VOCAB_SIZE
 from grader.checks.diagnose import (
     Diagnosed,
     first_difference_in_pieces,
-    reference_pretokenize,
-    reference_split,
     respelled_text,
     respelling,
     unescaped_cut,
 )
 from grader.checks.merge_fault import TIE_BREAK, first_merges_fault, merge_count_fault, vocab_follows
-from grader.checks.messages import diagnosed, explain_merges, first_difference
+from grader.checks.messages import diagnosed, explain_merges
 from grader.checks.shapes import check_ids, check_train_result
 from grader.checks.speed import WALL_FACTOR, memory_figures, timed_call, verdict
 from grader.checks.training_check import trains_case_wrong
@@ -177,7 +179,7 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str, specials=(EO
     """`specials`: the gate's [EOT], or a replay's [EOT, SEPARATOR] (each takes an id: the same
     merges need vocab_size one more)."""
     specials = list(specials)
-    size = calibration.TRAIN_VOCAB_SIZE + len(specials) - 1
+    size = TRAIN_VOCAB_SIZE + len(specials) - 1
     what = _("train_bpe on {kb} KB of stories, vocab_size={vocab_size}").format(
         kb=corpus.stat().st_size // 1000, vocab_size=size
     )
@@ -198,11 +200,11 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str, specials=(EO
         raise AssertionError(message.rstrip())
     first = merges[: len(expected.merges)]
     if len(vocab) != size:
-        _raise_size_fault(what, vocab, merges, first == expected.merges, specials)
+        _raise_size_fault(bpe.kit.oracles, what, vocab, merges, first == expected.merges, specials)
     problem = explain_merges(expected.diagnostics(), expected.merges, first, returned=len(merges))
     if problem is None:
         return
-    fault = _first_merges_fault(corpus, expected, first)
+    fault = _first_merges_fault(bpe.kit.oracles, corpus, expected, first)
     if _charged_by_training_tests(bpe, fault, expected.merges, first):
         k = first_difference(expected.merges, first)
         record_property("feedback", _(CHARGED_BY_TRAINING).format(k=k))  # after the time's line
@@ -211,12 +213,13 @@ def _training_gate(bpe, budget, corpus, record_property, hint: str, specials=(EO
     _raise_merge_fault(message, fault)
 
 
-def _first_merges_fault(corpus, expected, first: list) -> Cause | None:
-    """The tie-break or classic mistake that alone explains the first merges (merge_fault.py)."""
-    if not oracles_here():
+def _first_merges_fault(oracles, corpus, expected, first: list) -> Cause | None:
+    """The tie-break or classic mistake that alone explains the first merges (merge_fault.py),
+    proven only with the trusted oracles (`bpe.kit.oracles`), where the kit has them."""
+    if oracles is None:
         return None
     text = corpus.read_bytes().decode("utf-8")
-    return first_merges_fault(text, [EOT], expected.merges, first, expected.diagnostics())
+    return first_merges_fault(oracles, text, [EOT], expected.merges, first, expected.diagnostics())
 
 
 def _charged_by_training_tests(bpe, fault: Cause | None, expected: list, first: list) -> bool:
@@ -246,14 +249,16 @@ def _raise_merge_fault(message: str, fault: Cause | None) -> None:
     raise Diagnosed(message + "\n" + _("Likely cause: {summary}.").format(summary=fault["summary"]), cause)
 
 
-def _raise_size_fault(what: str, vocab: dict, merges: list, first_right: bool, specials: list) -> None:
+def _raise_size_fault(
+    oracles, what: str, vocab: dict, merges: list, first_right: bool, specials: list
+) -> None:
     """A vocab of another size: when its first merges are right and it follows them, the count of
     merges is the one fault (the training tests name it), carried as a gate's, like wrong merges."""
-    size = calibration.TRAIN_VOCAB_SIZE + len(specials) - 1
+    size = TRAIN_VOCAB_SIZE + len(specials) - 1
     message = _("{what}: expected exactly {size} vocab entries, got {got}").format(
         what=what, size=size, got=len(vocab)
     )
-    if not (oracles_here() and first_right and vocab_follows(vocab, specials, merges)):
+    if not (oracles is not None and first_right and vocab_follows(oracles, vocab, specials, merges)):
         raise AssertionError(message)
     delta = len(vocab) - size
     right = merges[: len(merges) - delta] if delta > 0 else merges + [(b"", b"")] * -delta
@@ -268,7 +273,7 @@ def test_encode_speed(bpe, scratch, record_property):
     tok = bpe.BPETokenizer(vocab, merges, specials)
     tok.encode("warm up: a first call may pay for lazy set-up (a pattern's compile)")
     budget = calibration.budgets(scratch)["encode"]
-    text = calibration.generated(calibration.ENCODE_TEXT)
+    text = calibration.generated(ENCODE_TEXT)
     found = _pieces_of(bpe, text)
     with _cause_first(found, "encode", lambda: _encoding_replay(bpe, budget, text)):
         _encoding_gate(bpe, tok, budget, text, record_property, "" if found else _(ENCODE_HINT))
@@ -371,7 +376,7 @@ def test_encode_iterable_memory(bpe, scratch, record_property):
     sample = scratch / "stream_sample.txt"
     sample.write_bytes(text[:SAMPLE_CHARS].encode("utf-8"))
     encode = calibration.budgets(scratch)["encode"]
-    per_mb = path.stat().st_size / len(calibration.generated(calibration.ENCODE_TEXT).encode("utf-8"))
+    per_mb = path.stat().st_size / len(calibration.generated(ENCODE_TEXT).encode("utf-8"))
     limits = STREAM_TIME_ALLOWANCE * per_mb * encode.abort_after, STREAM_MAX_BUDGETS * per_mb * encode.seconds
     found = _pieces_of(bpe, text)
     with _cause_first(

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader.checks import char_fault, golden
+from grader.bpe_facts import golden
+from grader.checks import char_fault
 from grader.checks.char_fault import one_fault, round_trip_fault, training_fault
 from grader.checks.diagnose import Diagnosed
 from grader.checks.expect import expect_error

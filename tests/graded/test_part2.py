@@ -15,14 +15,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from data.corpus import EOT
-from grader.checks import golden
+from grader.bpe_facts import golden
+from grader.bpe_facts.gpt2 import GPT2_PATTERN
+from grader.bpe_facts.text_pieces import VARIED
 from grader.checks.diagnose import Diagnosed, Finding, first_difference_in_specials
 from grader.checks.expect import expect_error
-from grader.checks.gpt2 import GPT2_PATTERN
 from grader.checks.merge_fault import specials_as_text_fault, specials_not_counted_fault
 from grader.checks.messages import diagnosed
 from grader.checks.shapes import check_train_result
-from grader.checks.text_pieces import VARIED
 from grader.checks.training_check import check_training_case
 from grader.i18n import N_, _
 
@@ -182,7 +182,7 @@ def test_train_argument_errors(bpe):
         ).format(ids=len(vocab), merges=len(merges))
         contract = getattr(bpe.kit, "contract", "kit")
         fault = specials_not_counted_fault(
-            corpus.read_text(encoding="utf-8"), [EOT], 257, vocab, merges, contract
+            bpe.kit.oracles, corpus.read_text(encoding="utf-8"), [EOT], 257, vocab, merges, contract
         )
         if fault is not None:  # the training tests' fault, proven here too: charged once
             raise Diagnosed(message, fault)
@@ -262,7 +262,7 @@ def test_train_edge_files(bpe, tmp_path):
         )
         contract = getattr(bpe.kit, "contract", "kit")
         text = path.read_text(encoding="utf-8")
-        fault = specials_as_text_fault(text, specials, 300, vocab, merges, contract)
+        fault = specials_as_text_fault(bpe.kit.oracles, text, specials, 300, vocab, merges, contract)
         if fault is not None:  # the training tests' fault, proven here too: charged once
             hint = fault.pop("hint")
             summary = _("Likely cause: {summary}.").format(summary=fault["summary"])

@@ -20,7 +20,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from data.corpus import EOT
-from grader.checks import appended, chunking, golden
+from grader.bpe_facts import golden
+from grader.bpe_facts.gpt2 import UNICODE_TO_BYTE
+from grader.bpe_facts.text_pieces import PIECES as TEXT_PIECES
+from grader.bpe_facts.text_pieces import VARIED
+from grader.checks import appended, chunking
 from grader.checks.diagnose import first_difference_in_pieces, first_difference_in_tokenizer
 from grader.checks.encoding_check import (
     TokenizerFacts,
@@ -32,12 +36,9 @@ from grader.checks.encoding_check import (
     with_tokenizer,
 )
 from grader.checks.expect import expect_error
-from grader.checks.gpt2 import UNICODE_TO_BYTE
 from grader.checks.messages import diagnosed
 from grader.checks.round_trip import broken as round_trip_broken
 from grader.checks.shapes import check_ids
-from grader.checks.text_pieces import PIECES as TEXT_PIECES
-from grader.checks.text_pieces import VARIED
 from grader.i18n import _
 
 # Any character UTF-8 can encode: every one but the surrogates (category Cs). Said by category, not

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from grader import scoring
 from grader.charges import CAP, charge
 from grader.checks.merge_fault import TIE_BREAK, only_ties_differ
+from grader.oracles import trusted
 from grader.oracles.trainer import PairCounts, Replay, Rules, train
 from grader.report import results_json, terminal
 from grader.rubric import Entry
@@ -116,11 +117,13 @@ def test_only_ties_differ_is_proven_by_a_replay():
     _, right = train(text, 280, [])
     _, smaller = train(text, 280, [], Rules(tie_break="smaller_bytes"))
     assert smaller != right
-    assert only_ties_differ(text, [], smaller, len(right), stops_early=False)
-    assert only_ties_differ(text, [], right, len(right), stops_early=False)
-    assert not only_ties_differ(text, [], smaller[:-1], len(right), stops_early=False)  # one merge short
+    assert only_ties_differ(trusted, text, [], smaller, len(right), stops_early=False)
+    assert only_ties_differ(trusted, text, [], right, len(right), stops_early=False)
+    assert not only_ties_differ(
+        trusted, text, [], smaller[:-1], len(right), stops_early=False
+    )  # one merge short
     rare = [(b"a", b"b"), *smaller[1:]]  # (b'a', b'b') occurs 4 times; (b'u', b'g') 9 times
-    assert not only_ties_differ(text, [], rare, len(right), stops_early=False)
+    assert not only_ties_differ(trusted, text, [], rare, len(right), stops_early=False)
 
 
 def test_the_test_that_names_a_fault_lists_the_others_and_the_cap():
@@ -149,9 +152,13 @@ def test_a_merge_count_fault_is_the_only_fault_when_the_merges_are_a_prefix():
     assert merge_count_fault(expected, [expected[1], expected[0]]) is None  # same count: not this fault
     assert merge_count_fault(expected, [(b"x", b"y")]) is None  # not a prefix: another fault
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"<|e|>", 257: b"ab", 258: b"abc"}
-    assert vocab_follows(vocab, ["<|e|>"], expected[:2])
-    assert not vocab_follows({**vocab, 256: b"ab", 257: b"<|e|>"}, ["<|e|>"], expected[:2])  # special last
-    assert vocab_follows({**vocab, 256: b"ab", 257: b"<|e|>"}, ["<|e|>"], expected[:2], contract="cs336")
+    assert vocab_follows(trusted, vocab, ["<|e|>"], expected[:2])
+    assert not vocab_follows(
+        trusted, {**vocab, 256: b"ab", 257: b"<|e|>"}, ["<|e|>"], expected[:2]
+    )  # special last
+    assert vocab_follows(
+        trusted, {**vocab, 256: b"ab", 257: b"<|e|>"}, ["<|e|>"], expected[:2], contract="cs336"
+    )
 
 
 def test_past_the_cap_no_later_test_is_charged_even_a_smaller_one():
@@ -183,7 +190,7 @@ def test_encode_merged_in_another_order_is_told_from_other_encode_faults():
 
 
 def test_merges_that_are_exactly_a_classic_mistakes_are_that_one_fault():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.checks.merge_fault import mistake_fault
 
     diagnostics = golden.TrainCase(golden.root("public"), "tiny_words").diagnostics()
@@ -201,11 +208,14 @@ def test_special_tokens_counted_as_text_are_the_not_split_mistakes_fault():
     counts = pretokens(text, specials)
     for special in ("<|x|>", "<|y|>", "<|y|>", "<|x|>"):  # each one in the text, counted as text too
         counts.update(pretokens(special, []))
-    wrong = learned(counts, 6)
-    cause = specials_counted_fault(text, specials, wrong, 6)
+    wrong = learned(trusted, counts, 6)
+    cause = specials_counted_fault(trusted, text, specials, wrong, 6)
     assert cause["key"] == "mistake specials_not_split" and cause["one_fault"]
-    assert specials_counted_fault(text, specials, learned(pretokens(text, specials), 6), 6) is None
-    assert specials_counted_fault("no special here", specials, wrong, 6) is None
+    assert (
+        specials_counted_fault(trusted, text, specials, learned(trusted, pretokens(text, specials), 6), 6)
+        is None
+    )
+    assert specials_counted_fault(trusted, "no special here", specials, wrong, 6) is None
 
 
 def test_a_trainers_own_unescaped_regex_is_the_stored_mistakes_fault():
@@ -218,9 +228,11 @@ def test_a_trainers_own_unescaped_regex_is_the_stored_mistakes_fault():
     dropped = pretokens("", [])
     for piece in regex.split("<|x|>", text):
         dropped.update(pretokens(piece, []))
-    wrong = learned(dropped, 5)
-    assert unescaped_fault(text, ["<|x|>"], wrong, 5)["key"] == "mistake specials_unescaped"
-    assert unescaped_fault(text, ["<|x|>"], learned(pretokens(text, ["<|x|>"]), 5), 5) is None
+    wrong = learned(trusted, dropped, 5)
+    assert unescaped_fault(trusted, text, ["<|x|>"], wrong, 5)["key"] == "mistake specials_unescaped"
+    assert (
+        unescaped_fault(trusted, text, ["<|x|>"], learned(trusted, pretokens(text, ["<|x|>"]), 5), 5) is None
+    )
 
 
 def test_a_check_of_the_first_merges_names_a_tie_break_too():
@@ -238,12 +250,12 @@ def test_a_check_of_the_first_merges_names_a_tie_break_too():
         replay.apply(pair)
 
     diagnostics = SimpleNamespace(steps=steps, mistakes={})
-    assert first_merges_fault(text, [], right, smaller, diagnostics)["key"] == "tie-break"
-    assert first_merges_fault(text, [], right, [(b"a", b"b"), *smaller[1:]], diagnostics) is None
+    assert first_merges_fault(trusted, text, [], right, smaller, diagnostics)["key"] == "tie-break"
+    assert first_merges_fault(trusted, text, [], right, [(b"a", b"b"), *smaller[1:]], diagnostics) is None
 
 
 def golden_step(counts, top):
-    from grader.checks.golden import Step
+    from grader.bpe_facts.golden import Step
 
     tied = sum(n == top for n in counts.values())
     return Step(top, tied, max((n for n in counts.values() if n < top), default=0), dict(counts))
@@ -262,7 +274,7 @@ def test_one_merge_too_many_per_special_token_is_one_fault_whatever_their_number
 def test_a_tie_break_is_proven_only_when_the_trainer_counts_right():
     """A cut at an unlisted <|endoftext|> moves only tied pairs here, so the replay alone takes it
     for a tie-break; the trainer, asked once more (tie_probe.py), shows its counts differ."""
-    from grader.checks.messages import first_difference
+    from grader.bpe_facts.golden import first_difference
     from grader.checks.tie_probe import counts_confirmed
     from grader.oracles.trainer import read_corpus
 
@@ -280,9 +292,9 @@ def test_a_tie_break_is_proven_only_when_the_trainer_counts_right():
     _, right = train(text, 280, [])
     for trainer, counts_right in ((ties_other_way, True), (cuts_at_eot, False)):
         got = trainer_on(trainer, text)
-        assert got != right and only_ties_differ(text, [], got, len(right), stops_early=False)
+        assert got != right and only_ties_differ(trusted, text, [], got, len(right), stops_early=False)
         k = first_difference(right, got)
-        assert counts_confirmed(text, [], got, right, k, trainer) is counts_right, trainer.__name__
+        assert counts_confirmed(trusted, text, [], got, right, k, trainer) is counts_right, trainer.__name__
 
 
 def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
@@ -293,7 +305,7 @@ def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
     fixed offsets show on that text too: no such proof, alone or beside the count fault."""
     import itertools
 
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.checks.repeat_probe import repeats_fault, taken_out, without_repeats
     from grader.oracles.trainer import greedy, pretokens, read_corpus
 
@@ -336,10 +348,10 @@ def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
     ):
         text = golden.TrainCase(golden.root("public"), case).corpus_text()
         assert trainer_on(train_on, text, 300) != train(text, 300, [eot])[1], case  # the test fails
-        fault = repeats_fault(text, [eot], 300, train_on, stops_early=False)
+        fault = repeats_fault(trusted, text, [eot], 300, train_on, stops_early=False)
         assert (fault is not None and fault["key"] == "a token meets itself") is proven, (case, proven)
 
-        probe, words = without_repeats(text, [eot]), pretokens(text, [eot])
+        probe, words = without_repeats(trusted, text, [eot]), pretokens(text, [eot])
         assert len(probe) == len(text) and len(probe.encode()) == len(text.encode())  # every offset kept
         left = pretokens(probe, [eot])
         assert not any(taken_out(w) for w in left if w not in words)  # nothing respelled has a square
@@ -356,7 +368,10 @@ def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
         False,
         False,
     ]
-    assert without_repeats("book, the book  it'll abab!! end", [eot]) == "book, the ABCD  it'll ABCD!! end"
+    assert (
+        without_repeats(trusted, "book, the book  it'll abab!! end", [eot])
+        == "book, the ABCD  it'll ABCD!! end"
+    )
 
     # A text of fewer pairs may run out of them: stopping early is then asked only of a test that
     # asks it itself (2.10), not of a trainer that never stops, for this test.
@@ -365,8 +380,11 @@ def test_counts_wrong_only_on_words_that_repeat_a_byte_are_one_fault():
         return merges + [merges[-1]] * (size - 257 - len(merges))
 
     text = "hello world, all well\n" * 3
-    assert repeats_fault(text, [eot], 300, never_stops, stops_early=False)["key"] == "a token meets itself"
-    assert repeats_fault(text, [eot], 300, never_stops, stops_early=True) is None
+    assert (
+        repeats_fault(trusted, text, [eot], 300, never_stops, stops_early=False)["key"]
+        == "a token meets itself"
+    )
+    assert repeats_fault(trusted, text, [eot], 300, never_stops, stops_early=True) is None
 
 
 def trainer_on(trainer, text: str, vocab_size: int = 280) -> list:
@@ -425,10 +443,10 @@ def test_special_tokens_spelled_out_are_told_from_other_encode_faults():
     facts = TokenizerFacts.of(vocab, ["<|e|>"], [(b"a", b"b")])
     special = facts.id_of(b"<|e|>")
     spelled = [256, *b"<|e|>", 256]  # the special token in ordinary tokens, the rest right
-    assert specials_spelled_out(facts, "ab<|e|>ab", spelled)
-    assert not specials_spelled_out(facts, "ab<|e|>ab", [256, special, 256])  # no fault at all
-    assert not specials_spelled_out(facts, "ab<|e|>ab", [97, 98, *b"<|e|>", 256])  # "ab" wrong too
-    assert not specials_spelled_out(facts, "ab<|e|>ab", [256, *b"<|e|", 256])  # a byte lost
+    assert specials_spelled_out(trusted, facts, "ab<|e|>ab", spelled)
+    assert not specials_spelled_out(trusted, facts, "ab<|e|>ab", [256, special, 256])  # no fault at all
+    assert not specials_spelled_out(trusted, facts, "ab<|e|>ab", [97, 98, *b"<|e|>", 256])  # "ab" wrong too
+    assert not specials_spelled_out(trusted, facts, "ab<|e|>ab", [256, *b"<|e|", 256])  # a byte lost
 
 
 class _Tok:
@@ -541,7 +559,7 @@ def test_a_gate_is_not_charged_for_a_fault_an_earlier_test_charges():
 
 
 def test_a_stop_where_the_best_pair_occurs_once_is_one_fault_on_every_case():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.checks.merge_fault import STOPS_AT_ONCE, merge_count_fault, stops_at_once_fault
 
     keys = set()
@@ -559,24 +577,26 @@ def test_a_stop_where_the_best_pair_occurs_once_is_one_fault_on_every_case():
 
 
 def test_one_merge_too_many_without_stored_merges_is_proven_by_a_correct_trainer():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.checks.merge_fault import SPECIALS_NOT_COUNTED, learned_on, specials_not_counted_fault
     from grader.oracles.trainer import initial_vocab
 
     text = (golden.root("public") / "corpora" / "tiny_words.txt").read_text(encoding="utf-8")
     specials = ["<|endoftext|>"]
-    right = learned_on(text, specials, 1)
+    right = learned_on(trusted, text, specials, 1)
     vocab = initial_vocab(specials) | {257: right[0][0] + right[0][1]}
-    fault = specials_not_counted_fault(text, specials * 2, 257, vocab, right)
+    fault = specials_not_counted_fault(trusted, text, specials * 2, 257, vocab, right)
     assert fault["key"] == SPECIALS_NOT_COUNTED["key"]
     wrong = [(b"\xff", b"\xfe")]
     wrong_vocab = initial_vocab(specials) | {257: wrong[0][0] + wrong[0][1]}
-    assert specials_not_counted_fault(text, specials, 257, wrong_vocab, wrong) is None  # not its merge
-    assert specials_not_counted_fault(text, specials, 257, initial_vocab(specials), right) is None
+    assert (
+        specials_not_counted_fault(trusted, text, specials, 257, wrong_vocab, wrong) is None
+    )  # not its merge
+    assert specials_not_counted_fault(trusted, text, specials, 257, initial_vocab(specials), right) is None
 
 
 def test_the_indexed_trainer_is_right_unless_it_misses_the_pair_right_of_a_merge():
-    from grader.checks import golden
+    from grader.bpe_facts import golden
     from grader.oracles.indexed import indexed_merges
     from grader.oracles.trainer import pretokens
 

@@ -9,7 +9,7 @@ import re
 import catalogue
 
 from grader import rubric
-from grader.checks.text_pieces import VARIED
+from grader.bpe_facts.text_pieces import VARIED
 from grader.paths import DEFAULT_RUBRIC, KIT_ROOT
 
 TABLE = KIT_ROOT / "tests" / "submissions" / "CONTRACT_INPUTS.md"

@@ -3,7 +3,7 @@ of times, and a wrong one is still judged on the smallest text where it is wrong
 
 from __future__ import annotations
 
-from grader.checks import golden
+from grader.bpe_facts import golden
 from grader.checks.batched import ALONE, GROUP_TEXTS, encoded_apart, groups
 from grader.oracles.encoder import TrustedEncoder
 

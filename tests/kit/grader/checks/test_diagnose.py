@@ -14,6 +14,8 @@ import pytest
 
 from data.corpus import EOT
 from grader import scoring
+from grader.bpe_facts import pieces
+from grader.bpe_facts.pieces import reference_split
 from grader.charges import charge
 from grader.checks import diagnose
 from grader.checks.diagnose import Finding
@@ -37,8 +39,8 @@ class _Bpe:
     kit = _Kit()
 
     def __init__(self, pretokenize=None, split=None):
-        self.pretokenize = pretokenize or diagnose.reference_pretokenize
-        self.split_on_special_tokens = split or diagnose.reference_split
+        self.pretokenize = pretokenize or pieces.reference_pretokenize
+        self.split_on_special_tokens = split or pieces.reference_split
 
 
 def _re_pretokenize(text):  # `re` instead of `regex`: '_' is a word character, so it is lost here
@@ -46,15 +48,15 @@ def _re_pretokenize(text):  # `re` instead of `regex`: '_' is a word character, 
 
 
 def test_reference_split_is_the_contract():
-    assert diagnose.reference_split("x<|e|><|e|>y<|e|>", ["<|e|>", "<|e|><|e|>"]) == [
+    assert pieces.reference_split("x<|e|><|e|>y<|e|>", ["<|e|>", "<|e|><|e|>"]) == [
         "x",
         "<|e|><|e|>",
         "y",
         "<|e|>",
     ]
-    assert diagnose.reference_split("a(a|b)*c", ["(a|b)*"]) == ["a", "(a|b)*", "c"]
-    assert diagnose.reference_split("", [EOT]) == []
-    assert diagnose.reference_split("no specials", []) == ["no specials"]
+    assert pieces.reference_split("a(a|b)*c", ["(a|b)*"]) == ["a", "(a|b)*", "c"]
+    assert pieces.reference_split("", [EOT]) == []
+    assert pieces.reference_split("no specials", []) == ["no specials"]
 
 
 def test_a_pretokenize_fault_is_found_and_narrowed_to_a_few_pretokens():
@@ -62,7 +64,7 @@ def test_a_pretokenize_fault_is_found_and_narrowed_to_a_few_pretokens():
     found = diagnose.first_difference_in_pieces(_Bpe(_re_pretokenize), text, [EOT])
     assert found.stage == "pretokenize" and found.where == "pretokenize"
     assert "_" in found.given and len(found.given) < 20, found
-    assert found.expected == diagnose.reference_pretokenize(found.given)
+    assert found.expected == pieces.reference_pretokenize(found.given)
     words = explain_finding(found, "encode")
     assert words.startswith("The fault is in pretokenize, not encode.\nYour pretokenize splits ")
     assert "differently" in words
@@ -97,7 +99,7 @@ def test_an_unescaped_split_is_named_and_its_cut_known():
         ("b", False),
     ]
     assert "Likely cause: special tokens used as a regex without escaping." in explain_finding(found)
-    assert diagnose.unescaped_cut(text, [EOT], diagnose.reference_split(text, [EOT])) is None
+    assert diagnose.unescaped_cut(text, [EOT], reference_split(text, [EOT])) is None
 
 
 def test_a_case_blind_split_is_found_where_its_pieces_alone_agree():
@@ -106,7 +108,7 @@ def test_a_case_blind_split_is_found_where_its_pieces_alone_agree():
         return [p for p in re.split(pattern, text, flags=re.IGNORECASE) if p]
 
     text = EOT.upper()  # one piece, cut out or not: the list alone cannot tell
-    assert any_case(text, [EOT]) == diagnose.reference_split(text, [EOT])
+    assert any_case(text, [EOT]) == reference_split(text, [EOT])
     found = diagnose.first_difference_in_pieces(_Bpe(split=any_case), text, [EOT])
     assert found.stage == "split_on_special_tokens" and found.got == [" ", text, " "]
     assert "Likely cause: special tokens matched in any case." in explain_finding(found)
@@ -122,9 +124,7 @@ def test_a_respelling_keeps_the_cuts_and_overlaps():
     again = diagnose.respelled_text(text, specials, respell)
     back = {v: k for k, v in respell.items()}
     new = [respell[s] for s in specials]
-    assert [back.get(p, p) for p in diagnose.reference_split(again, new)] == diagnose.reference_split(
-        text, specials
-    )
+    assert [back.get(p, p) for p in reference_split(again, new)] == reference_split(text, specials)
     assert diagnose.respelling(specials, again) is None  # a text holding the respelling has none
 
 

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from grader import budgets as budget_rules
 from grader import calibration
+from grader.bpe_facts import golden
+from grader.bpe_facts.render import escape, unescape
 from grader.budgets import Budget
-from grader.checks import golden
 from grader.checks.expect import expect_error
 from grader.checks.messages import explain_merges, explain_vocab
-from grader.checks.render import escape, unescape
 from grader.checks.speed import timed_call, verdict, wall_limit
 from grader.oracles import char_bpe
 from grader.oracles.encoder import TrustedEncoder

@@ -23,8 +23,8 @@ import cs336_catalogue as build  # noqa: E402
 import jail  # noqa: E402
 
 from grader import rubric  # noqa: E402
+from grader.checks.training_check import relabelled  # noqa: E402
 from grader.cs336 import contract  # noqa: E402
-from grader.cs336.contract import relabelled  # noqa: E402
 from grader.terms import Status  # noqa: E402
 
 REPOS = {r.name: r for r in build.load()}

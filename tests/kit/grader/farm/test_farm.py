@@ -553,7 +553,7 @@ def test_bad_farm_flags_are_one_line_errors(tmp_path, flag):
 
 
 def test_a_class_is_not_graded_without_the_sandbox_unless_asked(tmp_path, monkeypatch, capsys):
-    import grader.farm.__main__ as farm_cli
+    import grader.farm_cli as farm_cli
 
     subs = tmp_path / "subs"
     make_submission(subs, "ann", points=ALL)
@@ -569,7 +569,7 @@ def test_a_class_is_not_graded_without_the_sandbox_unless_asked(tmp_path, monkey
 def test_a_class_is_not_graded_with_the_users_privileged_groups_unless_asked(tmp_path, monkeypatch, capsys):
     """An ordinary user's workers keep its supplementary groups: a TA in `docker` or `disk` would
     hand students' code what those open, so the farm refuses, naming the groups."""
-    import grader.farm.__main__ as farm_cli
+    import grader.farm_cli as farm_cli
 
     subs = tmp_path / "subs"
     make_submission(subs, "ann", points=ALL)
@@ -584,7 +584,7 @@ def test_a_class_is_not_graded_with_the_users_privileged_groups_unless_asked(tmp
 def test_a_class_is_graded_with_the_users_ordinary_groups_and_says_so(tmp_path, monkeypatch, capsys):
     """A course group (a cluster account is seldom in none) opens nothing of the host that the mount
     plan leaves: the farm grades, and says once which groups the students' code keeps."""
-    import grader.farm.__main__ as farm_cli
+    import grader.farm_cli as farm_cli
     from grader.errors import RosterError
 
     subs = tmp_path / "subs"

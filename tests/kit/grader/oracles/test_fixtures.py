@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader import budgets, calibration
-from grader.checks import golden
+from grader.bpe_facts import golden
 from grader.oracles import fixtures
 from grader.paths import CALIBRATION_FILE
 from grader.paths import KIT_ROOT as KIT

@@ -16,7 +16,7 @@ import sys
 import pytest
 from ruamel.yaml import YAML
 
-from grader.farm.__main__ import build_parser as farm_parser
+from grader.farm_cli import build_parser as farm_parser
 from grader.paths import KIT_ROOT
 
 TEMPLATES = KIT_ROOT / "grader/release/templates"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.farm.__main__ import build_parser as farm_parser
+from grader.farm_cli import build_parser as farm_parser
 from grader.paths import KIT_ROOT
 from grader.sandbox.isolation import Isolation
 

@@ -9,7 +9,6 @@ import pytest
 from grader_toys import write_submission
 
 from grader.errors import CallStalled
-from grader.sandbox.options import Limits
 from grader.sandbox.isolation import namespaces_available
 from grader.sandbox.limit_words import (
     DISK,
@@ -20,6 +19,7 @@ from grader.sandbox.limit_words import (
     limit_hit,
     limit_in_output,
 )
+from grader.sandbox.options import Limits
 from grader.sandbox.proxy import connect
 
 THREADS = """

@@ -177,7 +177,7 @@ def test_bad_staff_files_give_one_line_naming_the_file(tmp_path, args, named):
 def test_collect_reads_submission_times_from_what_the_lms_exports(tmp_path, capsys):
     """Canvas's download has no times: they come from a submissions CSV (Canvas's `user_id`,
     `submitted_at`) or Gradescope's submission_metadata.yml, never silently from file times."""
-    from grader.farm.__main__ import main as farm
+    from grader.farm_cli import main as farm
 
     dl = tmp_path / "dl"
     dl.mkdir()

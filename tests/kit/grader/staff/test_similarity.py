@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from staff_fakes import KIT, renamed
 
-from grader.farm.__main__ import main as farm
+from grader.farm_cli import main as farm
 
 pytest.importorskip("copydetect")
 

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from grader import cli
-from grader.farm.__main__ import build_parser as farm_parser
+from grader.farm_cli import build_parser as farm_parser
 from grader.staff.__main__ import build_parser as staff_parser
 from grader.staff.cli import COMMANDS
 

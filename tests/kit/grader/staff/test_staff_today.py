@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from instructor_fakes import make_submission, write_suite
 
-from grader.farm.__main__ import main as farm
+from grader.farm_cli import main as farm
 
 pytest.importorskip("jinja2")
 

@@ -13,8 +13,8 @@ import pytest
 from staff_fakes import KIT, canvas_zip, renamed, write_starter, write_suite
 
 from grader.farm import records
-from grader.farm.__main__ import main as farm
 from grader.farm.batch import grade_all
+from grader.farm_cli import main as farm
 from grader.request import GradeRequest
 
 pytest.importorskip("jinja2")

@@ -8,7 +8,7 @@ Formats, chosen so that a fixture diff reads like a story:
 - `train/<case>/vocab.txt`  one token per line: "<id>\\t<escaped bytes>".
 - `train/<case>/steps.txt`   for each merge step k, after the expected merges before it: the most
                             frequent pairs with their counts (see `Step`), for "what was tied here?".
-- `train/<case>/mistakes/<id>.txt` the merges a classic mistake (grader.checks.mistakes) produces.
+- `train/<case>/mistakes/<id>.txt` the merges a classic mistake (grader.bpe_facts.mistakes) produces.
 - `encode/<case>/tokenizer.json` which trained case gives vocab + merges, and which special tokens;
   `encode/<case>/texts.jsonl`   one {"ids": [...], "text": "..."} per line.
 - `gpt2/<case>/vocab.json`, `merges.txt`: GPT-2's own file format, to load with `from_files`;
@@ -27,7 +27,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grader.checks.render import escape, unescape
+from grader.bpe_facts.render import escape, unescape
 from grader.paths import FIXTURES
 
 if TYPE_CHECKING:
@@ -80,6 +80,17 @@ def parse_jsonl(text: str) -> list[dict]:
 
 def format_jsonl(rows: list[dict]) -> str:
     return "".join(json.dumps(row, sort_keys=True, ensure_ascii=False) + "\n" for row in rows)
+
+
+def first_difference(expected: list, got: list) -> int | None:
+    """Where two lists (of merges) first differ, None when equal: the step whose counts (`Step`) a
+    failure message shows, and where a mistake's stored merges part from the contract's."""
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if e != g:
+            return i
+    if len(expected) != len(got):
+        return min(len(expected), len(got))
+    return None
 
 
 @dataclasses.dataclass
