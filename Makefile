@@ -129,6 +129,9 @@ bench: $(VENV)/.dev
 	@# The optional extra `bench` (pyproject.toml), locked with the dev set in requirements/bench.txt.
 	@# If it cannot install here, the bench still runs and skips the contenders it cannot import.
 	@$(PY) -m pip install --quiet --require-hashes -r requirements/bench.txt || echo "bench: could not install requirements/bench.txt; contenders missing here will be skipped"
+	@# torch, for the real-repository figure (bench/real_repo.py), apart from the lock: the lock is
+	@# universal, and its hashes are of PyPI's CUDA builds, where pip takes the index's CPU build.
+	@$(PY) -c "import torch" 2>/dev/null || $(PY) -m pip install --quiet "torch==2.13.0" || echo "bench: no torch; the real-repository figure is skipped"
 	$(PY) bench/run.py $(BENCH_ARGS)
 
 # The handout's language: `make handout LANG=zh` (or LANG=zh_CN.UTF-8, or HANDOUT_LANG=zh) builds

@@ -272,11 +272,11 @@ def render_budgets(lang: str = "en") -> str:
 def render_time_limits(lang: str = "en") -> str:
     """What every test may spend, in the words a student needs when a test runs out of time."""
     from grader import budgets
-    from grader.sandbox import box
+    from grader.sandbox import options
 
-    limits = box.Limits()
+    limits = options.Limits()
     return WORDS[lang]["time_limits"].format(
-        nproc=f"{box.NPROC:,}",
+        nproc=f"{options.NPROC:,}",
         memory_gib=f"{limits.memory_bytes / 1024**3:g}",
         open_files=limits.open_files,
         factor=f"{budgets.TEST_FACTOR:g}",

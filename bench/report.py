@@ -150,6 +150,29 @@ def grading_md(section: dict) -> list[str]:
     return out + _table(["what", "measured"], rows)
 
 
+def real_repo_md(section: dict) -> list[str]:
+    out = ["### A real repository's layout (CS336, torch, a pool)", ""]
+    if section.get("note"):
+        return out + [f"Not measured: {section['note']}."]
+    rows = [
+        [
+            "`grade --contract cs336 REPO --python PY` (its package imports torch; its trainer runs a pool)",
+            f"{section['seconds']:.1f} s (median of {len(section['all_seconds'])}), score {section['score']}",
+        ]
+    ]
+    farm = section.get("farm", {})
+    if "per_hour" in farm:
+        rows.append(
+            [
+                f"a class of {farm['students']} such repositories at `--jobs {farm['jobs']}`",
+                f"{farm['seconds']:.1f} s → {farm['per_hour']:.0f} repositories/hour",
+            ]
+        )
+    else:
+        rows.append(["batch grading", farm.get("note", "not measured")])
+    return out + _table(["what", "measured"], rows)
+
+
 def _split_rows(what: str, split: dict) -> list[list[str]]:
     """Where a grade's seconds go: the grader's start-up, each part's tests, the slowest tests."""
     if "tests_s" not in split:
@@ -218,6 +241,8 @@ def render(report: dict) -> str:
         lines += encoding_md(report["encoding"]) + [""]
     if "grading" in report:
         lines += grading_md(report["grading"]) + [""]
+    if "real_repo" in report:
+        lines += real_repo_md(report["real_repo"]) + [""]
     if "limits" in report:
         from bench.limits import limits_md
 

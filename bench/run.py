@@ -30,10 +30,11 @@ from bench import contenders, published, report, targets, texts  # noqa: E402
 from bench.encoding import run_encoding  # noqa: E402
 from bench.grading import run_grading  # noqa: E402
 from bench.limits import run_limits  # noqa: E402
+from bench.real_repo import run_real_repo  # noqa: E402
 from bench.scaling import run_scaling  # noqa: E402
 from bench.training import TrainingBench  # noqa: E402
 
-SECTIONS = ("training", "encoding", "grading", "limits", "scaling")
+SECTIONS = ("training", "encoding", "grading", "real-repo", "limits", "scaling")
 
 FULL = {
     "runs": 3,
@@ -49,6 +50,7 @@ FULL = {
     "scaling_merges_mb": 5,
     "scaling_vocabs": [500, 1_000, 2_000, 5_000, 10_000, 20_000],
     "farm_students": 8,
+    "real_students": 6,
     "jobs": 2,
     "timeout_s": 900,
 }
@@ -66,6 +68,7 @@ QUICK = {
     "scaling_merges_mb": 0.05,
     "scaling_vocabs": [300, 600],
     "farm_students": 2,
+    "real_students": 2,
     "jobs": 2,
     "timeout_s": 300,
 }
@@ -81,6 +84,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=Path,
         default=ROOT / "bench" / "results",
         help="where bench.md and bench.json go (default bench/results)",
+    )
+    ap.add_argument(
+        "--torch-python",
+        help="an interpreter with torch, for the real-repository figure (default: this one)",
     )
     args = ap.parse_args(argv)
     if args.runs is not None and args.runs < 1:
@@ -179,6 +186,18 @@ def main(argv: list[str] | None = None) -> int:
                 farm_students=cfg["farm_students"],
                 jobs=cfg["jobs"],
                 timeout_s=cfg["timeout_s"],
+            )
+    if "real-repo" in only:
+        if args.quick and args.only is None:
+            result["real_repo"] = {"note": "skipped with --quick (use --only real-repo)"}
+        else:
+            _progress("a CS336-layout repository that imports torch and runs a pool")
+            result["real_repo"] = run_real_repo(
+                runs=cfg["runs"],
+                students=cfg["real_students"],
+                jobs=cfg["jobs"],
+                timeout_s=cfg["timeout_s"],
+                python=args.torch_python,
             )
     if "limits" in only:
         if args.quick and args.only is None:

@@ -86,8 +86,9 @@ def _encoding(report: dict) -> list[dict]:
     return out
 
 
-# Issue 22's targets, on a quiet machine (the report shows the load it was measured at).
-FULL_S, PART_S, STARTER_S, PER_HOUR = 10, 3, 3, 600
+# The targets, on a quiet 2-core machine (the report shows the load it was measured at).
+FULL_S, PART_S, STARTER_S, PER_HOUR = 3, 3, 3, 1500
+REAL_S, REAL_PER_HOUR = 15, 300
 
 
 def _grading(report: dict) -> list[dict]:
@@ -111,6 +112,26 @@ def _grading(report: dict) -> list[dict]:
         {
             "target": t_farm,
             "met": farm["per_hour"] >= PER_HOUR,
+            "measured": f"{farm['per_hour']:.0f}/hour at --jobs {farm['jobs']}",
+        }
+        if "per_hour" in farm
+        else {"target": t_farm, "met": None, "measured": "—"},
+        *_real_repo(report),
+    ]
+
+
+def _real_repo(report: dict) -> list[dict]:
+    real = report.get("real_repo", {})
+    t_one = f"a CS336-layout repository (torch, a pool) graded in ≤ {REAL_S} s"
+    t_farm = f"≥ {REAL_PER_HOUR} such repositories/hour in batch (2 cores)"
+    farm = real.get("farm", {})
+    return [
+        {"target": t_one, "met": real["seconds"] <= REAL_S, "measured": f"{real['seconds']:.1f} s"}
+        if "seconds" in real
+        else {"target": t_one, "met": None, "measured": real.get("note", "—")},
+        {
+            "target": t_farm,
+            "met": farm["per_hour"] >= REAL_PER_HOUR,
             "measured": f"{farm['per_hour']:.0f}/hour at --jobs {farm['jobs']}",
         }
         if "per_hour" in farm

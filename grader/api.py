@@ -33,9 +33,9 @@ from . import charges, contracts, grade_builder, report, rubric
 from .errors import GraderError, NothingSelected, ReportError
 from .i18n import N_, _
 from .request import GradeRequest
-from .sandbox.box import Options
 from .sandbox.isolation import Isolation, kept_groups
 from .sandbox.isolation import isolation_level as sandbox_isolation
+from .sandbox.options import Options
 from .scoring import Scored
 from .suite import runner
 from .suite.trusted import oracles_here

@@ -114,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="isolate workers less than the best available (to test the fallbacks)",
     )
+    g.add_argument(
+        "--fresh-workers",
+        action="store_true",
+        help="start a fresh worker for each test instead of forking one from a single import "
+        "(slower; grades the same: for comparing the two)",
+    )
     add_lang_option(g)
     z = sub.add_parser("zip", help="pack FOLDER/bpe into the zip you upload (make submission)")
     z.add_argument("folder", type=Path, nargs="?", default=Path("starter"))
@@ -153,6 +159,7 @@ def request_of(args: argparse.Namespace) -> GradeRequest:
         timeout_total=args.timeout_total,
         hide=(args.out.resolve(),),
         isolation=args.isolation,
+        fresh_workers=args.fresh_workers,
         contract=args.contract,
         python=args.python,
         ignore_requires_python=args.ignore_requires_python,

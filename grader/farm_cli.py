@@ -81,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_ignore_requires_python_option(g)
     g.add_argument(
+        "--fresh-workers",
+        action="store_true",
+        help="a fresh worker for each test instead of forking each from one import (slower; the same grades)",
+    )
+    g.add_argument(
         "--allow-weak-isolation",
         action="store_true",
         help="grade even without namespaces: students' code then runs as you and can reach the kit",
@@ -173,6 +178,7 @@ def _grade(args: argparse.Namespace) -> int:
                 contract=args.contract,
                 python=args.python,
                 ignore_requires_python=args.ignore_requires_python,
+                fresh_workers=args.fresh_workers,
             ),
         )
     except KeyboardInterrupt:

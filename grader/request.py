@@ -21,6 +21,7 @@ class GradeRequest:
     allow_unlisted: bool = False  # a collected test missing from the rubric is not an error
     hide: tuple[Path, ...] = ()  # folders the workers must not see (the report folder...)
     isolation: str = "auto"  # grader/sandbox/isolation.py LEVELS
+    fresh_workers: bool = False  # a fresh worker per test, never forked from one import (forked.py)
     contract: str = "kit"  # grader/contracts.py NAMES
     python: str | None = None  # the worker's interpreter (None: the grader's, or a CS336 repo's venv)
     # Grade under `python` even when a CS336 repository's requires-python excludes it (recorded).

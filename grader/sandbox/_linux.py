@@ -101,9 +101,9 @@ def _check(ok: bool, what: str) -> None:
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def enter_user_namespace(uid: int, proc: int) -> None:
-    """Become `uid` of a new user namespace, mapped to this process's uid and gid, with no
-    capabilities left and none to gain (no_new_privs).
+def enter_user_namespace(uid: int, proc: int, gid: int | None = None) -> None:
+    """Become `uid` (and `gid`, else `uid` again) of a new user namespace, mapped to this
+    process's uid and gid, with no capabilities left and none to gain (no_new_privs).
 
     Called by root of a user namespace after its mounts: the mounts and the PID namespace belong
     to the namespace it leaves, over which it now has no power (it cannot unmount what covers the
@@ -115,7 +115,7 @@ def enter_user_namespace(uid: int, proc: int) -> None:
     for name, text in (
         ("uid_map", f"{uid} {outer_uid} 1"),
         ("setgroups", "deny"),
-        ("gid_map", f"{uid} {outer_gid} 1"),
+        ("gid_map", f"{uid if gid is None else gid} {outer_gid} 1"),
     ):
         with open(f"self/{name}", "w", opener=lambda path, flags: os.open(path, flags, dir_fd=proc)) as f:
             f.write(text)

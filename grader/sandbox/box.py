@@ -38,7 +38,6 @@ import secrets
 import shutil
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SubmissionError
@@ -46,7 +45,6 @@ from ..i18n import _
 from ..paths import KIT_ROOT, SANDBOX_DIR
 from . import bytecode, student_python
 from .isolation import (
-    LEVELS,
     NOBODY,
     Isolation,
     isolation_level,
@@ -54,18 +52,14 @@ from .isolation import (
     unprivileged_python,
     unshare_argv,
 )
+from .options import Options
 
 # All the worker imports of the grader's:
-WORKER_RUNTIME = ("_linux.py", "call_words.py", "importing.py", "wire.py", "worker.py")
+WORKER_RUNTIME = ("_linux.py", "call_words.py", "forker.py", "importing.py", "wire.py", "worker.py")
 VIEW_ROOT = "/tmp/bpe-kit"
 # The uids (and groups) drawn one per sandbox as root: above every account and system id, below the
 # 2**31 some tools mishandle; no file outside a sandbox belongs to one.
 SANDBOX_IDS = range(1 << 20, 1 << 21)
-# How many tasks (processes and threads: RLIMIT_NPROC counts both) one grading may run. Courses
-# size their pools by os.cpu_count(): on a 64-core node, 64 pool workers, the main process, a
-# Manager, the resource tracker and a fork server, each with up to 64 threads (a BLAS pool sized the
-# same way). A fork bomb stops there, inside one grading's budget.
-NPROC = 68 * 64
 SUBMISSION_MAX_BYTES = 20 * 1024 * 1024
 SUBMISSION_MAX_FILES = 2000
 SCRATCH_SIZE = "64m"
@@ -95,47 +89,6 @@ SYSTEM_DIRS = frozenset(
         "gnu",
     ]
 )
-
-
-@dataclass
-class Limits:
-    """rlimits of a worker. NPROC only binds an unprivileged uid (root ignores it)."""
-
-    memory_bytes: int = 4 * 1024**3
-    cpu_seconds: int = 600
-    nproc: int = NPROC
-    file_bytes: int = 256 * 1024**2
-    open_files: int = 256
-
-    def rlimits(self, nproc_base: int = 0) -> dict[str, list[int]]:
-        return {
-            "RLIMIT_AS": [self.memory_bytes, self.memory_bytes],
-            "RLIMIT_CPU": [self.cpu_seconds, self.cpu_seconds + 5],
-            "RLIMIT_NPROC": [nproc_base + self.nproc] * 2,
-            "RLIMIT_FSIZE": [self.file_bytes, self.file_bytes],
-            "RLIMIT_NOFILE": [self.open_files, self.open_files],
-            "RLIMIT_CORE": [0, 0],
-        }
-
-
-@dataclass
-class Options:
-    """How to isolate workers. `namespaces=None` means: use them when root and unshare work."""
-
-    limits: Limits = field(default_factory=Limits)
-    namespaces: bool | None = None
-    unprivileged: bool | None = None  # None: drop to uid 65534 whenever possible
-    hide: tuple[Path, ...] = ()
-    python: str | None = None  # the student's interpreter (`--python`): see grader/sandbox/student_python.py
-
-    @classmethod
-    def for_level(cls, level: str = "auto", **kw) -> Options:
-        """ "auto" (the strongest available), "uid" (no namespaces) or "process-group" (neither)."""
-        if level not in LEVELS:
-            raise ValueError(f"isolation must be one of {', '.join(LEVELS)}")
-        if level == "auto":
-            return cls(**kw)
-        return cls(namespaces=False, unprivileged=None if level == Isolation.UID else False, **kw)
 
 
 def userns_hides() -> list[str]:
@@ -379,12 +332,41 @@ class Sandbox:
         steps += [["tmpfs", "/proc", "mode=0555,size=16k"]]
         return steps
 
+    def test_mount_plan(self, scratch: Path) -> list[list[str]]:
+        """The mounts a forked test worker makes in its own mount namespace (forker.py): a fresh
+        tmpfs on every folder it may write, and the sandbox bound again inside the new /tmp. As
+        root of its own user namespace, it owns the new scratch as uid 0 there (the zygote's
+        uid outside)."""
+        steps = [
+            ["tmpfs", "/tmp", "mode=1777,size=64m"],
+            ["mkdir", VIEW_ROOT],
+            ["bind", "/root/.sandbox", VIEW_ROOT, "ro"],
+            ["tmpfs", self.to_view(scratch), f"mode=0700,uid=0,gid=0,size={SCRATCH_SIZE}"],
+            ["tmpfs", "/dev/shm", "mode=1777,size=16m"],
+        ]
+        return steps + ([["tmpfs", "/var/tmp", "mode=1777,size=16m"]] if os.path.isdir("/var/tmp") else [])
+
+    @property
+    def forks(self) -> bool:
+        """Whether each test's worker is forked from one that imported the submission: with
+        namespaces (a test worker makes its own), unless the student's interpreter lives in a
+        folder a test worker covers afresh (test_mount_plan)."""
+        if not (self.options.fork and self.namespaces):
+            return False
+        if self.options.python:
+            covered = ("/tmp/", "/var/tmp/", "/dev/")
+            return not any((r + "/").startswith(covered) for r in student_python.roots(self.options.python))
+        return True
+
     def _scratch_owner(self) -> str:
         # In a user namespace the user is root of the first namespace and uid 65534 of the second.
         return "uid=0,gid=0" if self.userns else f"uid={self.uid},gid={self.gid}"
 
-    def command(self, scratch: Path, token: str, fds: tuple[int, int]) -> tuple[list[str], dict[str, str]]:
-        """argv and environment of a worker using `scratch` as its writable directory."""
+    def command(
+        self, scratch: Path, token: str, fds: tuple[int, ...], *, zygote: bool = False
+    ) -> tuple[list[str], dict[str, str]]:
+        """argv and environment of a worker using `scratch` as its writable directory; a
+        `zygote` (forker.py) has a third descriptor, the control socket, and forks test workers."""
         runtime = self.to_view(self.root / "runtime")
         config = {
             "submission": self.to_view(self.root / "submission"),
@@ -399,6 +381,8 @@ class Sandbox:
             # The worker's parent is this process, unless `unshare` stands between them.
             "parent_pid": None if self.namespaces else os.getpid(),
         }
+        if zygote:
+            config["zygote"], config["test_mounts"] = True, self.test_mount_plan(scratch)
         if self.options.python:  # confined by the grader's interpreter, then exec'd (worker.become)
             config["python"], config["runtime"] = self.options.python, runtime
         # Before the mounts, the runtime is read from its real path; after, nothing else is. The
@@ -412,7 +396,8 @@ class Sandbox:
             python = unprivileged_python()
         argv = [python, "-S", "-s", "-P", "-B", "-c", boot, json.dumps(config)]
         if self.namespaces:
-            argv = [*unshare_argv(), "--", *argv]
+            # A zygote keeps a /proc of its own PID namespace (forker.py), never the host's.
+            argv = [*unshare_argv(), *(["--mount-proc"] if zygote else []), "--", *argv]
             # `unshare` must die with the grader too (its --kill-child then ends the namespace):
             # setpriv sets that before its exec, where a preexec_fn would be unsafe next to threads.
             if shutil.which("setpriv"):

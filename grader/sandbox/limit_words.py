@@ -1,4 +1,4 @@
-"""Words for a call that ran into one of the worker's limits (box.Limits, the scratch folder's size).
+"""Words for a call that ran into one of the worker's limits (options.Limits, the scratch folder's size).
 
 A process that cannot start one more process or thread (RLIMIT_NPROC: EAGAIN from fork or clone,
 "can't start new thread"), allocate memory (RLIMIT_AS), open one more file (RLIMIT_NOFILE), write
@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from ..i18n import N_, _
-from .box import SCRATCH_SIZE, Limits
+from .box import SCRATCH_SIZE
+from .options import Limits
 
 PROCESSES = "processes"
 MEMORY = "memory"
@@ -87,7 +88,7 @@ _WORDS = {
 
 def limit_value(kind: str, limits: Limits | None = None) -> str:
     """The limit's value as the feedback shows it ("4,352", "4 GiB", "64 MiB"): of `limits`, the
-    worker's (box.Options.limits), else the default ones."""
+    worker's (options.Options.limits), else the default ones."""
     limits = limits or Limits()
     if kind == PROCESSES:
         return f"{limits.nproc:,}"

@@ -60,21 +60,23 @@ def describe_exit(status: int | None) -> str:
 class WorkerProcess:
     """A started worker. `request()` sends one message and returns its final reply."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, control: int | None = None) -> None:
+        """Start a worker; with `control` (a socket's descriptor), a zygote (forked.Zygote)."""
         self.sandbox = sandbox
         self.scratch = sandbox.new_scratch()
         self.token = secrets.token_hex(8)
         req_r, self._req_w = os.pipe()
         self._rep_r, rep_w = os.pipe()
         out_r, out_w = os.pipe()
-        argv, env = sandbox.command(self.scratch, self.token, (req_r, rep_w))
+        fds = (req_r, rep_w) if control is None else (req_r, rep_w, control)
+        argv, env = sandbox.command(self.scratch, self.token, fds, zygote=control is not None)
         self.popen = subprocess.Popen(
             argv,
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=out_w,
             stderr=out_w,
-            pass_fds=(req_r, rep_w),
+            pass_fds=fds,
             start_new_session=True,
             close_fds=True,
         )
@@ -83,6 +85,10 @@ class WorkerProcess:
             _become_subreaper()
         for fd in (req_r, rep_w, out_w):
             os.close(fd)
+        self._start_state(out_r)
+
+    def _start_state(self, out_r: int) -> None:
+        """What the trusted side tracks of a worker it has just started (its pipes are open)."""
         self._out_r = out_r
         for fd in (self._req_w, self._rep_r, self._out_r):
             os.set_blocking(fd, False)

@@ -24,6 +24,67 @@ def cpu_seconds(pid: int | str = "self") -> float:
     return (utime + stime + cutime + cstime) / _TICKS
 
 
+def own_cpu_seconds(pid: int) -> float:
+    """User + system CPU of `pid`'s own threads, without its children's; 0.0 if it is gone."""
+    fields = _stat_fields(pid)
+    return (int(fields[11]) + int(fields[12])) / _TICKS if fields else 0.0
+
+
+def running(pid: int | None) -> bool:
+    """Whether `pid` exists and has not ended (a zombie has)."""
+    fields = _stat_fields(pid) if pid else None
+    return bool(fields) and fields[0] not in (b"Z", b"X")
+
+
+def exit_status(pid: int) -> int | None:
+    """The wait status of a process that has ended and is not yet reaped (a zombie), else None."""
+    fields = _stat_fields(pid)
+    if not fields or fields[0] != b"Z" or len(fields) < 50:
+        return None
+    return int(fields[49])
+
+
+def _stat_fields(pid: int | str) -> list[bytes] | None:
+    """/proc/<pid>/stat's fields from the state on (field 3 is index 0), or None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    return raw[raw.rfind(b")") + 2 :].split()
+
+
+def namespace(pid: int, kind: str) -> str | None:
+    """Which namespace of a kind (user, mnt, pid...) `pid` is in, e.g. "mnt:[4026531841]"."""
+    try:
+        return os.readlink(f"/proc/{pid}/ns/{kind}")
+    except OSError:
+        return None
+
+
+def effective_caps(pid: int) -> int | None:
+    """The capabilities `pid` holds in its own user namespace (a bit mask), or None if unknown."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"CapEff:"):
+                    return int(line.split()[1], 16)
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def shared_writable_mappings(pid: int) -> list[str]:
+    """The memory `pid` maps shared and writable (one line of /proc/<pid>/maps each): what a
+    process forked from it would share with every other."""
+    try:
+        with open(f"/proc/{pid}/maps", "rb") as f:
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    return [line for line in lines if len(line.split()) > 1 and line.split()[1][1:4:2] == "ws"]
+
+
 def status_bytes(pid: int | str, field: str) -> int | None:
     """A `kB` field of /proc/<pid>/status (VmRSS, VmHWM...) in bytes, or None if unavailable."""
     try:

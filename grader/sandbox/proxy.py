@@ -22,9 +22,9 @@ from typing import Any
 from ..errors import BadReply
 from ..i18n import _
 from . import wire
-from .box import Options
 from .call_words import describe_call, describe_value, endless, endless_stream
 from .kit import DEFAULT_READ_CAP, CallStats, StreamResult, plain_name, read_capped
+from .options import Options
 from .process import WorkerProcess
 from .remote_errors import EndlessIterator
 from .session import Session

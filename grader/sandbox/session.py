@@ -1,7 +1,7 @@
 """A grading's sandbox and its current worker: one exchange at a time, under the limits in force.
 
-The session starts workers (a spare always warming up), has each import the submission under the
-import's own limit, sends each request with its deadline and CPU cap, and turns what comes back
+The session has workers (workers.py: a spare always warming up, or forks of one that imported the
+submission) import the submission under the import's own limit, sends each request with its deadline and CPU cap, and turns what comes back
 into values or exceptions. A crash, a timeout, or an unreadable reply raises a `GradingAbort` and
 the next call gets a fresh worker. Which limits hold is the plugin's (`begin_test`, per_test.py)
 or the test's own (`limits`, for `bpe.kit.timeout`); the words of a failure are call_words.py's;
@@ -32,7 +32,7 @@ from ..errors import (
 )
 from ..i18n import _
 from . import wire
-from .box import Options, Sandbox
+from .box import Sandbox
 from .call_words import (
     child_failure,
     cpu_seconds,
@@ -51,10 +51,12 @@ from .call_words import (
 )
 from .kit import CallStats
 from .limit_words import limit_cause, limit_in_output, limit_named, limit_words
+from .options import Options
 from .per_test import CALL, NO_TEST, CallCaps, TestLimits, TestUsage
 from .process import WorkerProcess
 from .remote_errors import Census, RemoteError, rebuild_exception
 from .rss_sampler import RssSampler
+from .workers import Workers
 
 DEFAULT_CALL_TIMEOUT = 60.0
 # The import's own limit (budgets.IMPORT_CPU_S, scaled to the machine by the plugin) is CPU time
@@ -85,9 +87,6 @@ class Session:
 
     def __init__(self, submission_parent: Path, options: Options | None = None) -> None:
         self.sandbox = Sandbox(Path(submission_parent), options)
-        self.worker: WorkerProcess | None = None
-        self.spare: WorkerProcess | None = None
-        self.generation = 0
         self.handles: Handles | None = None  # set by the proxy (proxy.RemoteBpe)
         self.call_timeout = DEFAULT_CALL_TIMEOUT
         self.test_deadline: float | None = None  # the running test's own wall-clock limit
@@ -99,7 +98,6 @@ class Session:
         self.cores: int | None = None  # the cores the submission is told it has (`bpe.kit.cores`)
         self.last_call = CallStats(0.0, 0.0)
         self._ids = 0
-        self.finished_output = ""
         # The import of the submission, which every fresh worker makes (so every test): no test's
         # time, under a limit of its own (set by the plugin, scaled like the others). The slowest
         # import seen, for the report's header; and, once one was stopped (its CPU limit used up, or
@@ -109,50 +107,33 @@ class Session:
         self.import_cpu_s = 0.0
         self.import_failure: Callable[[], ModuleDoesNotImport] | None = None
         self.census = Census()  # read from the first worker that imports the submission
+        self.workers = Workers(self.sandbox, self._await_import)
 
     @property
     def isolation(self) -> str:
         return self.sandbox.isolation
 
+    # -- workers -----------------------------------------------------------------------------------
+    @property
+    def worker(self) -> WorkerProcess | None:
+        return self.workers.worker
+
     def current(self) -> WorkerProcess:
-        """The live worker, started if needed. A spare is always starting in the background, so
-        the next test does not wait for a Python start-up and the submission's import."""
-        if self.worker is None:
-            self.worker = self.spare or WorkerProcess(self.sandbox)
-            self.spare = None
-            self.generation += 1
-            try:
-                self.worker.wait_ready()
-            except GradingAbort:
-                self.retire()
-                raise
-            self.spare = WorkerProcess(self.sandbox)
-        return self.worker
+        """The live worker, started if needed (workers.py)."""
+        return self.workers.current()
 
     def recycle(self) -> str:
         """End the current worker (and all it started); return what it printed."""
-        out = self.finished_output
-        self.finished_output = ""
-        if self.worker is not None:
-            self.worker.close()
-            out += self.worker.take_output()
-            self.worker = None
-        return out
-
-    def close(self) -> str:
-        out = self.recycle()
-        if self.spare is not None:
-            self.spare.close()
-            self.spare = None
-        self.sandbox.close()
-        return out
+        return self.workers.recycle()
 
     def retire(self) -> None:
         """After a crash: keep its output for the test's feedback, start afresh next call."""
-        if self.worker is not None:
-            self.worker.close()
-            self.finished_output += self.worker.take_output()
-            self.worker = None
+        self.workers.retire()
+
+    def close(self) -> str:
+        out = self.workers.close()
+        self.sandbox.close()
+        return out
 
     # -- limits ------------------------------------------------------------------------------------
     def begin_test(self, limits: TestLimits) -> None:
@@ -250,10 +231,7 @@ class Session:
 
     def _give_up_import(self) -> None:
         """The import failed: end its worker, and the spare importing the same package."""
-        self.retire()
-        if self.spare is not None:
-            self.spare.close()
-            self.spare = None
+        self.workers.give_up()
 
     # -- one exchange ------------------------------------------------------------------------------
     def request(
@@ -504,7 +482,9 @@ class Session:
         """A reply's value; its remote objects and callables as the proxy makes them (`handles`)."""
         make = self.handles
         handle = (
-            None if make is None else (lambda ref, cls_name: make(worker, self.generation, ref, cls_name))
+            None
+            if make is None
+            else (lambda ref, cls_name: make(worker, self.workers.generation, ref, cls_name))
         )
         try:
             return wire.decode(raw, handle=handle)

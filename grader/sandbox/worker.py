@@ -19,7 +19,7 @@ import traceback
 import types
 from collections.abc import Callable
 
-from . import _linux, importing, wire
+from . import _linux, forker, importing, wire
 from ._linux import MS_BIND, MS_NODEV, MS_NOSUID, MS_RDONLY, MS_REMOUNT
 from .call_words import child_note
 
@@ -62,6 +62,8 @@ def confine(config: dict) -> None:
         pass
     userns_uid = config.get("userns_uid")  # an ordinary user's worker: see box.py
     proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY) if userns_uid is not None else -1
+    if config.get("zygote"):  # its PID namespace's own /proc (`unshare --mount-proc`): forker.py
+        config["proc"] = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
     apply_mounts(config.get("mounts", []))
     for name, (soft, hard) in config.get("rlimits", {}).items():
         resource.setrlimit(getattr(resource, name), within_hard_limit(getattr(resource, name), soft, hard))
@@ -180,6 +182,16 @@ class Worker:
         census = wire.encode(stub_census(self.module))
         settle_heap()
         self.send({"imported": True, "census": census})
+        if self.config.get("zygote"):  # it answers no call: it forks a worker for each test
+            forker.serve(self, self.control, self.config.pop("proc"), census)
+        self.loop()
+
+    @staticmethod
+    def mount(steps: list[list[str]]) -> None:
+        apply_mounts(steps)
+
+    def loop(self) -> None:
+        """Answer requests until told to exit (or until the trusted side closes the pipe)."""
         for line in self.rfile:
             msg = wire.envelope(wire.loads(line))
             if msg["op"] == "exit":
@@ -460,7 +472,7 @@ def become(config: dict) -> None:
     student's interpreter (site enabled, so their venv's packages load), which serves from here."""
     python = config.pop("python")
     config["confined"], config["lib"] = True, None  # the kit's compiled `regex` may not match it
-    for fd in config["fds"]:
+    for fd in [*config["fds"], *([config["proc"]] if "proc" in config else [])]:
         os.set_inheritable(fd, True)
     boot = (
         f"import sys; sys.path.insert(0, {config['runtime']!r}); "
@@ -480,4 +492,9 @@ def main(argv: list[str]) -> None:
     report_cores(usable_cores(), affinity=False)  # the real affinity set, and counts that agree
     rfile = os.fdopen(config["fds"][0], "rb")
     wfile = os.fdopen(config["fds"][1], "wb")
-    Worker(config, rfile, wfile).serve()
+    worker = Worker(config, rfile, wfile)
+    if config.get("zygote"):
+        import socket
+
+        worker.control = socket.socket(fileno=config["fds"][2])
+    worker.serve()

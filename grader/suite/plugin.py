@@ -23,9 +23,9 @@ from .. import contracts, i18n, measured
 from ..budgets import MAX_CHILDREN
 from ..calibration import per_test_limits
 from ..errors import GradingAbort, SubmissionError
-from ..sandbox.box import Options
 from ..sandbox.inprocess import InprocessBpe
 from ..sandbox.isolation import LEVELS
+from ..sandbox.options import Options
 from ..sandbox.per_test import TestLimits
 from ..sandbox.proxy import RemoteBpe
 from ..sandbox.session import Session
@@ -71,6 +71,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="whose rules the tests apply (see grader/cs336/); the tests read it as bpe.kit.contract",
     )
     group.addoption("--worker-python", default=None, help="the student's interpreter for the worker")
+    group.addoption(
+        "--worker-fresh",
+        action="store_true",
+        help="a fresh worker per test, never forked from one that imported the submission",
+    )
     group.addoption(
         "--grader-lang",
         type=i18n.argument,
@@ -135,6 +140,7 @@ def bpe(request: pytest.FixtureRequest) -> Iterator[Bpe]:
             config.getoption("--worker-isolation"),
             hide=tuple(Path(p) for p in config.getoption("--worker-hide")),
             python=config.getoption("--worker-python"),
+            fork=not config.getoption("--worker-fresh"),
         )
         output = ""
         try:

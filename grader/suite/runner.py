@@ -127,6 +127,8 @@ def suite_command(
     ]
     if request.inprocess:
         argv.append("--inprocess")
+    if request.fresh_workers:
+        argv.append("--worker-fresh")
     for folder in request.hide:
         argv += ["--worker-hide", str(folder)]
     argv += [

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.sandbox.box import NPROC as GRADING_NPROC
+from grader.sandbox.options import NPROC as GRADING_NPROC
 
 KIT_ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable

@@ -27,7 +27,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.sandbox.box import NPROC as GRADING_NPROC
+from grader.sandbox.options import NPROC as GRADING_NPROC
 
 HERE = Path(__file__).resolve().parent
 KIT_ROOT = HERE.parents[1]

@@ -126,6 +126,19 @@ def test_grading_is_deterministic(toy, graded, tmp_path):
     assert again == before
 
 
+def test_fresh_workers_grade_as_forked_ones_do(toy, graded, tmp_path):
+    """`--fresh-workers` starts a worker per test instead of forking each from one import
+    (grader/sandbox/forked.py): slower, and the same grade, feedback included."""
+    sub, tests, rubric = toy
+    _, first = graded
+    proc = grade_cli(sub, "--out", tmp_path, "--tests-dir", tests, "--rubric", rubric, "--fresh-workers")
+    assert proc.returncode == 0, proc.stderr
+    before, fresh = (json.loads((out / "results.json").read_text()) for out in (first, tmp_path))
+    for results in (before, fresh):
+        results.pop("execution_time")
+    assert fresh == before
+
+
 def test_tests_pattern_grades_a_subset(toy, tmp_path):
     sub, tests, rubric = toy
     results = api.grade(sub, tmp_path, tests=["trains", "notes"][0], tests_dir=tests, rubric=rubric)

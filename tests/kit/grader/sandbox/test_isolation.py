@@ -13,6 +13,7 @@ import pytest
 from grader import api, cli
 from grader.sandbox import box, isolation
 from grader.sandbox.isolation import Isolation
+from grader.sandbox.options import Options
 
 
 @pytest.fixture
@@ -114,7 +115,7 @@ def _plan(monkeypatch, tmp_path, euid: int | None = None, **options) -> tuple[bo
     (tmp_path / "sub" / "bpe" / "__init__.py").write_text("")
     if euid is not None:
         monkeypatch.setattr(isolation.os, "geteuid", lambda: euid)
-    sandbox = box.Sandbox(tmp_path / "sub", box.Options(namespaces=True, **options))
+    sandbox = box.Sandbox(tmp_path / "sub", Options(namespaces=True, **options))
     try:
         return sandbox, sandbox.mount_plan(sandbox.new_scratch())
     finally:

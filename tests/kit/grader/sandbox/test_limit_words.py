@@ -9,7 +9,6 @@ import pytest
 from grader_toys import write_submission
 
 from grader.errors import CallStalled
-from grader.sandbox.box import Limits
 from grader.sandbox.isolation import namespaces_available
 from grader.sandbox.limit_words import (
     DISK,
@@ -20,6 +19,7 @@ from grader.sandbox.limit_words import (
     limit_hit,
     limit_in_output,
 )
+from grader.sandbox.options import Limits
 from grader.sandbox.proxy import connect
 
 THREADS = """
@@ -114,7 +114,7 @@ def test_a_child_refused_while_its_parent_waits_is_a_limit_not_a_stall(tmp_path)
 
 def test_the_handout_states_the_budget_the_sandbox_sets():
     from grader.paths import KIT_ROOT
-    from grader.sandbox.box import NPROC
+    from grader.sandbox.options import NPROC
 
     limits = Limits()
     for handout in ("assignment/README.md", "assignment/zh/README.md"):

@@ -431,8 +431,8 @@ def test_a_fresh_workers_import_is_charged_to_no_test_and_no_call(tmp_path):
         s = bpe.kit._session
         s.current()
         s.recycle()
-        s.spare.close()  # the next worker starts now, and its first call waits for its import
-        s.spare = None
+        s.workers.spare.close()  # the next worker starts now, and its first call waits for its import
+        s.workers.spare = None
         s.begin_test(
             TestLimits(
                 cpu_s=0.1,
@@ -474,10 +474,10 @@ def test_an_import_that_waits_is_stopped_once_and_never_tried_again(tmp_path, mo
     with connect(root) as bpe:
         s = bpe.kit._session
         s.prepare()  # the import, stopped once its CPU time stood still for 1 s
-        assert s.worker is None and s.spare is None
+        assert s.worker is None and s.workers.spare is None
         for _ in range(2):
             s.prepare()
-            assert s.worker is None and s.spare is None  # no worker is started for it again
+            assert s.worker is None and s.workers.spare is None  # no worker is started for it again
             with pytest.raises(ModuleDoesNotImport) as info:
                 bpe.one()
             assert info.value.verdict().startswith(
