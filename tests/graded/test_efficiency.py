@@ -147,7 +147,11 @@ def _cause_first(found, exercised: str, replay, respelled=None):
         crashed = isinstance(failure, RemoteError)
         if found is None:
             raise
-        unescaped = respelled is not None and unescaped_cut(*found.given, found.got) is not None
+        unescaped = (
+            respelled is not None
+            and found.stage == "split_on_special_tokens"
+            and unescaped_cut(*found.given, found.got) is not None
+        )
         if crashed:
             message = _("Your code raised {error}: {message}").format(
                 error=failure.remote_type, message=failure

@@ -174,12 +174,13 @@ def test_the_grading_section_says_where_a_grades_seconds_go(monkeypatch):
 
 
 def test_grading_targets_are_the_fast_loops_figures(monkeypatch):
-    """A full grade ≤ 10 s, Part 2 ≤ 3 s, the starter ≤ 3 s, a batch ≥ 600 an hour: each judged
-    from its own row, on either side of its line."""
+    """A full grade ≤ 3 s, Part 2 ≤ 3 s, the starter ≤ 3 s, a batch ≥ 1,500 an hour; a real
+    repository's layout graded in ≤ 15 s and ≥ 300 an hour: each judged from its own row, on
+    either side of its line, and unmeasured rows left unjudged."""
     monkeypatch.syspath_prepend(str(ROOT))
     from bench import targets
 
-    def judged(full, part2, starter, per_hour):
+    def judged(full, part2, starter, per_hour, real=None, real_per_hour=None):
         report = {
             "grading": {
                 "seconds": full,
@@ -188,12 +189,14 @@ def test_grading_targets_are_the_fast_loops_figures(monkeypatch):
                 "farm": {"per_hour": per_hour, "jobs": 2},
             }
         }
+        if real is not None:
+            report["real_repo"] = {"seconds": real, "farm": {"per_hour": real_per_hour, "jobs": 2}}
         return [t["met"] for t in targets._grading(report)]
 
-    assert judged(9.9, 2.9, 2.9, 600) == [True, True, True, True]
-    assert judged(10.1, 3.1, 3.1, 599) == [False, False, False, False]
-    assert judged(10.1, 2.0, 2.0, 700) == [False, True, True, True]
-    assert [t["met"] for t in targets._grading({})] == [None] * 4
+    assert judged(2.9, 2.9, 2.9, 1500, 14.9, 300) == [True] * 6
+    assert judged(3.1, 3.1, 3.1, 1499, 15.1, 299) == [False] * 6
+    assert judged(3.1, 2.0, 2.0, 1700) == [False, True, True, True, None, None]
+    assert [t["met"] for t in targets._grading({})] == [None] * 6
 
 
 def test_readme_quotes_exactly_the_published_grading_figures(monkeypatch):
