@@ -137,17 +137,18 @@ def grading_md(section: dict) -> list[str]:
         )
     if section.get("error"):
         rows.append(["error", section["error"]])
-    farm = section.get("farm", {})
-    if "per_hour" in farm:
-        rows.append(
-            [
-                f"batch of {farm['students']} at `--jobs {farm['jobs']}`",
-                f"{farm['seconds']:.1f} s → {farm['per_hour']:.0f} submissions/hour",
-            ]
-        )
-    else:
-        rows.append(["batch grading", farm.get("note", "not measured")])
+    rows.append(_farm_row(section.get("farm", {}), "batch of {students}", "submissions"))
     return out + _table(["what", "measured"], rows)
+
+
+def _farm_row(farm: dict, what: str, unit: str) -> list[str]:
+    """A class graded by the farm: how many, how long, how many an hour (or why not measured)."""
+    if "per_hour" not in farm:
+        return ["batch grading", farm.get("note", "not measured")]
+    return [
+        what.format(students=farm["students"]) + f" at `--jobs {farm['jobs']}`",
+        f"{farm['seconds']:.1f} s → {farm['per_hour']:.0f} {unit}/hour",
+    ]
 
 
 def real_repo_md(section: dict) -> list[str]:
@@ -160,16 +161,7 @@ def real_repo_md(section: dict) -> list[str]:
             f"{section['seconds']:.1f} s (median of {len(section['all_seconds'])}), score {section['score']}",
         ]
     ]
-    farm = section.get("farm", {})
-    if "per_hour" in farm:
-        rows.append(
-            [
-                f"a class of {farm['students']} such repositories at `--jobs {farm['jobs']}`",
-                f"{farm['seconds']:.1f} s → {farm['per_hour']:.0f} repositories/hour",
-            ]
-        )
-    else:
-        rows.append(["batch grading", farm.get("note", "not measured")])
+    rows.append(_farm_row(section.get("farm", {}), "a class of {students} such repositories", "repositories"))
     return out + _table(["what", "measured"], rows)
 
 

@@ -26,7 +26,8 @@ import signal
 import socket
 import time
 
-from ..errors import GradingAbort
+from ..errors import GradingAbort, WorkerCrashed
+from ..i18n import _
 from . import procstats
 from .box import Sandbox
 from .process import STARTUP_SECONDS, WorkerProcess, _signal, describe_exit
@@ -139,13 +140,9 @@ class ForkedWorker(WorkerProcess):
         # What the import printed, as a fresh worker's output begins with it.
         self.output += zygote.output
 
-    def wait_ready(self) -> None:
-        """The test worker said it is ready; find it and check its isolation (ForkRefused)."""
-        if self.pid is not None:
-            return
-        super().wait_ready()
-
     def _find_worker_pid(self) -> int:
+        """The test worker, once it said it is ready, found under its keeper and checked as
+        isolated as a fresh worker (else ForkRefused)."""
         found = procstats.children(self.keeper)
         if len(found) != 1:
             self.kill()
@@ -168,9 +165,6 @@ class ForkedWorker(WorkerProcess):
         return procstats.running(self.pid if self.pid else self.keeper)
 
     def _died(self) -> GradingAbort:
-        from ..errors import WorkerCrashed
-        from ..i18n import _
-
         self.kill(wait_status=True)
         self.dead_reason = describe_exit(self.status)
         return WorkerCrashed(_("the process running your code died: {why}").format(why=self.dead_reason))
